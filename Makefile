@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# softiw: the Makefile for people.  kbuild reads ./Kbuild instead.
+#
+#   make                 module + provider for $(KVER) (default: see tools/kver.sh)
+#   make deps            install every Debian package the project needs
+#   make check           everything: build, host tests, fuzz, VM selftests
+#   make demo            boot a VM, make two namespaces, show softiw working
+#   make install         install module (depmod), provider and .driver file
+#   make kernels         build the module for every installed Debian kernel
+#   make checkpatch | sparse | w1     style and static checks of the module
+#
+# KVER/KDIR select the kernel; DKMS passes KERNELRELEASE.
+
+ifneq ($(KERNELRELEASE),)
+KVER ?= $(KERNELRELEASE)
+endif
+KVER ?= $(shell tools/kver.sh)
+KDIR ?= /lib/modules/$(KVER)/build
+BUILD := $(CURDIR)/build
+MODSRC := drivers/infiniband/sw/softiw
+# The module is built out of the source tree, one directory per kernel, so
+# several kernels can be built side by side.
+KBUILD_DIR = $(BUILD)/kernel-$(1)
+MODULE_KO = $(call KBUILD_DIR,$(1))/$(MODSRC)/softiw.ko
+# Every installed kernel that has both headers and an image.
+KERNELS = $(shell for d in $$(ls -d /lib/modules/*/build 2>/dev/null | sort -V); do \
+		k=$${d#/lib/modules/}; k=$${k%/build}; \
+		[ -e /boot/vmlinuz-$$k ] && echo $$k; done)
+
+PREFIX ?= /usr
+LIBDIR ?= $(shell pkg-config --variable=libdir libibverbs 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
+
+.PHONY: all module provider deps check demo install uninstall kernels \
+	checkpatch sparse w1 host-tests fuzz bench-proto bench vm-tests clean
+
+all: module provider
+
+define need_headers
+	@if [ -z "$(KVER)" ] || [ ! -d "$(KDIR)" ]; then \
+		echo "softiw: no kernel headers found (KVER='$(KVER)', KDIR='$(KDIR)')." >&2; \
+		echo "softiw: install them: apt-get install linux-headers-amd64 (or run 'make deps')" >&2; \
+		exit 1; \
+	fi
+endef
+
+# Copy the module sources into the per-kernel build directory and run kbuild
+# there; $(1) = kernel release, $(2) = extra kbuild arguments.
+
+module:
+	$(need_headers)
+	@mkdir -p $(call KBUILD_DIR,$(KVER))
+	@cp -a Kbuild drivers include $(call KBUILD_DIR,$(KVER))/
+	$(MAKE) -C $(KDIR) M=$(call KBUILD_DIR,$(KVER)) $(KBUILD_ARGS) modules
+	@ln -sf $(call MODULE_KO,$(KVER)) $(BUILD)/softiw.ko
+	@echo "softiw: built $(call MODULE_KO,$(KVER))"
+
+provider:
+	$(MAKE) -C userspace
+
+# W=1 and sparse for every installed kernel (CI runs this).
+kernels:
+	@[ -n "$(KERNELS)" ] || { echo "softiw: no kernel headers installed; run 'make deps'" >&2; exit 1; }
+	@set -e; for k in $(KERNELS); do \
+		$(MAKE) --no-print-directory module KVER=$$k KDIR=/lib/modules/$$k/build KBUILD_ARGS="W=1 C=1" ; \
+	done
+
+w1:
+	$(MAKE) module KBUILD_ARGS="W=1"
+
+sparse:
+	$(MAKE) module KBUILD_ARGS="C=1"
+
+checkpatch:
+	tools/checkpatch.sh
+
+deps:
+	tools/deps.sh
+
+host-tests:
+	$(MAKE) -C tests check
+
+fuzz:
+	$(MAKE) -C tests fuzz
+
+bench-proto:
+	$(MAKE) -C tests bench-proto
+
+vm-tests: module provider
+	tools/vm/selftests.sh $(KVER)
+
+check:
+	tools/check.sh
+
+demo:
+	tools/demo.sh
+
+install: all
+	$(MAKE) -C $(KDIR) M=$(call KBUILD_DIR,$(KVER)) INSTALL_MOD_DIR=extra modules_install
+	depmod -a $(KVER)
+	$(MAKE) -C userspace install LIBDIR=$(LIBDIR) DESTDIR=$(DESTDIR)
+
+uninstall:
+	rm -f /lib/modules/$(KVER)/extra/softiw.ko
+	depmod -a $(KVER)
+	$(MAKE) -C userspace uninstall LIBDIR=$(LIBDIR) DESTDIR=$(DESTDIR)
+
+clean:
+	rm -rf $(BUILD)
+	$(MAKE) -C userspace clean
+	$(MAKE) -C tests clean
