@@ -31,7 +31,7 @@ KERNELS = $(shell for d in $$(ls -d /lib/modules/*/build 2>/dev/null | sort -V);
 PREFIX ?= /usr
 LIBDIR ?= $(shell pkg-config --variable=libdir libibverbs 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
 
-.PHONY: all module provider deps check demo install uninstall kernels \
+.PHONY: print-kernels all module provider deps check demo install uninstall kernels \
 	checkpatch sparse w1 host-tests fuzz bench-proto bench vm-tests clean
 
 all: module provider
@@ -104,6 +104,9 @@ uninstall:
 	rm -f /lib/modules/$(KVER)/extra/softiw.ko
 	depmod -a $(KVER)
 	$(MAKE) -C userspace uninstall LIBDIR=$(LIBDIR) DESTDIR=$(DESTDIR)
+
+print-kernels:
+	@echo $(KERNELS)
 
 clean:
 	rm -rf $(BUILD)

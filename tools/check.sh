@@ -1,0 +1,100 @@
+#!/bin/bash
+# make check: install what is missing, build the module for every installed
+# kernel (W=1, sparse), checkpatch, build the provider, run the host tests
+# (unit, fuzz, tshark oracle) and the VM selftests on every kernel.
+#
+# Every stage prints TAP lines ("ok ..." / "not ok ...", unindented); this
+# script counts them and ends with "N passed, N failed".  A stage that fails
+# without printing a "not ok" line of its own gets one here, so nothing can
+# fail silently.  Exit status is non-zero on any failure.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+mkdir -p build
+log=build/check.log
+: > "$log"
+
+# run_stage NAME CMD...: run CMD, pass its TAP lines through, record status.
+run_stage() {
+	local name=$1
+	shift
+	local out="build/check-$name.out"
+	echo "# === $name: $*"
+	"$@" > "$out" 2>&1 < /dev/null
+	local rc=$?
+	# TAP lines go to the summary log; everything else is kept in $out.
+	grep -E '^(not )?ok ' "$out" | tee -a "$log"
+	if [ $rc -ne 0 ]; then
+		if ! grep -qE '^not ok ' "$out"; then
+			echo "not ok - $name (exit $rc, see $out)" | tee -a "$log"
+		fi
+		echo "# --- last lines of $out:"
+		tail -n 40 "$out" | sed 's/^/#   /'
+	fi
+	return 0
+}
+
+# stage_build_kernel KVER: W=1 + sparse build that must print no warning.
+stage_build_kernel() {
+	local k=$1
+	local out
+	out=$(make --no-print-directory module KVER="$k" KDIR="/lib/modules/$k/build" \
+		KBUILD_ARGS="W=1 C=1" 2>&1)
+	local rc=$?
+	echo "$out"
+	if [ $rc -ne 0 ]; then
+		echo "not ok - module builds for $k"
+		return 1
+	fi
+	if echo "$out" | grep -E 'warning:|error:|: warning|: error' >/dev/null; then
+		echo "not ok - module builds warning-free for $k (W=1 C=1)"
+		return 1
+	fi
+	echo "ok - module builds warning-free for $k (W=1 C=1)"
+}
+
+stage_checkpatch() {
+	if tools/checkpatch.sh; then
+		echo "ok - checkpatch --strict clean"
+	else
+		echo "not ok - checkpatch --strict clean"
+		return 1
+	fi
+}
+
+stage_provider() {
+	if make --no-print-directory provider; then
+		echo "ok - provider builds"
+	else
+		echo "not ok - provider builds"
+		return 1
+	fi
+}
+
+stage_deps() {
+	if tools/deps.sh; then
+		echo "ok - dependencies installed"
+	else
+		echo "not ok - dependencies installed"
+		return 1
+	fi
+}
+
+run_stage deps stage_deps
+kernels=$(make --no-print-directory -s -f Makefile print-kernels 2>/dev/null)
+[ -n "$kernels" ] || echo "not ok - no kernel with headers and image installed" | tee -a "$log"
+for k in $kernels; do
+	run_stage "build-$k" stage_build_kernel "$k"
+done
+run_stage checkpatch stage_checkpatch
+run_stage provider stage_provider
+run_stage host-tests make --no-print-directory host-tests
+for k in $kernels; do
+	run_stage "vm-$k" tools/vm/selftests.sh "$k"
+done
+
+passed=$(grep -cE '^ok ' "$log")
+failed=$(grep -cE '^not ok ' "$log")
+skipped=$(grep -cE '^ok .*# *SKIP' "$log")
+echo "$((passed - skipped)) passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,60 @@
+#!/bin/sh
+# The guest half of 'make demo' (runs as root inside the VM).
+#
+#   +---------- ns0 ----------+        +---------- ns1 ----------+
+#   | softiw0 -> veth0        |        | softiw1 -> veth1        |
+#   |          10.77.0.1/24 ==+========+== 10.77.0.2/24          |
+#   +-------------------------+        +-------------------------+
+#
+# The addresses exist only inside the guest.
+set -eu
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "Loading the RDMA core and softiw"
+modprobe ib_uverbs
+modprobe rdma_ucm
+modprobe softiw
+lsmod | grep -E '^(softiw|ib_core|iw_cm|ib_uverbs) ' || true
+
+step "Making two network namespaces joined by a veth pair"
+ip netns add ns0
+ip netns add ns1
+ip link add veth0 netns ns0 type veth peer name veth1 netns ns1
+ip -n ns0 addr add 10.77.0.1/24 dev veth0
+ip -n ns1 addr add 10.77.0.2/24 dev veth1
+ip -n ns0 link set veth0 up
+ip -n ns1 link set veth1 up
+ip -n ns0 link set lo up
+ip -n ns1 link set lo up
+ip netns exec ns0 ping -c 1 -W 2 10.77.0.2
+
+step "Adding a softiw device on each end"
+ip netns exec ns0 rdma link add softiw0 type softiw netdev veth0
+ip netns exec ns1 rdma link add softiw1 type softiw netdev veth1
+rdma link show
+
+step "ibv_devices"
+ibv_devices
+
+step "ibv_devinfo -v -d softiw0"
+ibv_devinfo -v -d softiw0
+
+# The device advertises QPs only once the data path is implemented.
+max_qp=$(ibv_devinfo -v -d softiw0 | awk '$1 == "max_qp:" { print $2 }')
+if [ "${max_qp:-0}" -gt 0 ]; then
+	step "ib_write_bw -R between the namespaces"
+	ip netns exec ns1 ib_write_bw -R -F -d softiw1 -s 65536 -n 200 &
+	srv=$!
+	sleep 2
+	ip netns exec ns0 ib_write_bw -R -F -d softiw0 -s 65536 -n 200 10.77.0.2
+	wait $srv
+else
+	step "ib_write_bw -R: skipped, the data path is not implemented yet"
+fi
+
+step "Removing the devices"
+ip netns exec ns0 rdma link delete softiw0
+ip netns exec ns1 rdma link delete softiw1
+rmmod softiw
+echo "demo: done"
