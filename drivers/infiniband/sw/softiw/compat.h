@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * softiw kernel compatibility: force-included before every source file
+ * (Kbuild: -include compat.h).
+ *
+ * The module is written against the newest supported kernel API (6.12).
+ * Where older kernels differ, Kbuild greps the target kernel's headers and
+ * passes -DSOFTIW_HAVE_<capability>; this file is the one place that turns
+ * a missing capability into a definition the main code can use, and the
+ * list below is the one place to read what differs.  No kernel version
+ * checks anywhere.
+ *
+ * This header includes nothing, so it does not change what a source file
+ * sees before its own #includes (pr_fmt etc. stay the file's business).
+ *
+ * Capabilities probed:
+ *
+ * SOFTIW_HAVE_CREATE_CQ_ATTRS
+ *	ib_device_ops.create_cq receives the struct uverbs_attr_bundle
+ *	(6.12).  Older kernels (6.1) pass the bundle's driver_udata, or NULL
+ *	from kernel callers; verbs.c then registers a shim with the old
+ *	signature that recovers the bundle with container_of().
+ */
+#ifndef SOFTIW_COMPAT_H
+#define SOFTIW_COMPAT_H
+
+#endif /* SOFTIW_COMPAT_H */

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * softiw: the device object and the prototypes other files of the module
+ * call, grouped by the file that owns them.
+ *
+ * Locking, in the order it must be taken:
+ *   softiw_dev_mutex (main.c)  guards writers of softiw_dev_list and
+ *                              serialises device creation;
+ *   RTNL                       guards softiw_device.port_active and every
+ *                              netdev event.
+ * RTNL is never held while taking softiw_dev_mutex: the netdev notifier
+ * finds its device through RCU instead (softiw_device_get_by_netdev()).
+ */
+#ifndef SOFTIW_H
+#define SOFTIW_H
+
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <rdma/ib_verbs.h>
+
+/* Limits of what is implemented; query_device advertises exactly these. */
+#define SOFTIW_MAX_PD		1024
+
+/**
+ * struct softiw_device - one softiw RNIC, bound to one netdev
+ * @ibdev: the RDMA core's device; first, as ib_alloc_device() requires
+ * @netdev: the bound netdev.  Our own reference (@netdev_tracker) is taken
+ *	at creation and dropped in dealloc_driver, so the pointer is valid
+ *	for the whole life of the softiw_device.
+ * @netdev_tracker: reference tracker for @netdev
+ * @list: entry on softiw_dev_list; added and removed under
+ *	softiw_dev_mutex, read under RCU
+ * @port_active: the port state last reported through ib_dispatch_event();
+ *	RTNL
+ * @num_pd: protection domains allocated, bounded by SOFTIW_MAX_PD
+ */
+struct softiw_device {
+	struct ib_device ibdev;
+	struct net_device *netdev;
+	netdevice_tracker netdev_tracker;
+	struct list_head list;
+	bool port_active;
+	atomic_t num_pd;
+};
+
+static inline struct softiw_device *to_softiw_dev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct softiw_device, ibdev);
+}
+
+struct softiw_ucontext {
+	struct ib_ucontext ibucontext;
+};
+
+struct softiw_pd {
+	struct ib_pd ibpd;
+};
+
+/*
+ * The RDMA core allocates a driver's CQ and QP objects itself, sized by
+ * INIT_RDMA_OBJ_SIZE, before calling create_cq/create_qp; the data path
+ * (a later issue) fills these in.
+ */
+struct softiw_cq {
+	struct ib_cq ibcq;
+};
+
+struct softiw_qp {
+	struct ib_qp ibqp;
+};
+
+#define softiw_dbg_dev(sdev, fmt, ...)					\
+	ibdev_dbg(&(sdev)->ibdev, "%s: " fmt, __func__, ##__VA_ARGS__)
+
+/* main.c: the device list */
+struct softiw_device *softiw_device_get_by_netdev(struct net_device *netdev);
+void softiw_device_unlink(struct softiw_device *sdev);
+
+/* device.c: ib_device creation and the netdev binding */
+struct softiw_device *softiw_device_alloc(struct net_device *netdev);
+void softiw_device_netdev_check(struct softiw_device *sdev);
+bool softiw_port_is_active(const struct softiw_device *sdev);
+int softiw_netdev_notifier_register(void);
+void softiw_netdev_notifier_unregister(void);
+
+/* verbs.c: the verbs glue */
+extern const struct ib_device_ops softiw_verbs_ops;
+
+#endif /* SOFTIW_H */

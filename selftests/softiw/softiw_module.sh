@@ -1,0 +1,28 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Module load/unload, repeatedly, and the link type it registers:
+#
+#   (no network: only the module and sysfs)
+#
+# modprobe, rmmod and modprobe -r, three rounds; each round the module must
+# appear in /sys/module and lsmod, and vanish after unload.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_cmd modprobe rmmod lsmod
+need_softiw
+on_exit 'softiw_reset'
+softiw_reset
+
+for round in 1 2 3; do
+	run modprobe softiw
+	is_loaded || fail "round $round: /sys/module/softiw missing after modprobe"
+	check_contains "$(lsmod)" "softiw" "lsmod after modprobe"
+	if [ $round = 2 ]; then run modprobe -r softiw; else run rmmod softiw; fi
+	is_loaded && fail "round $round: softiw still loaded after unload"
+	check_lacks "$(lsmod | cut -d' ' -f1)" "softiw" "lsmod after unload"
+done
+# Unloading twice is refused by the kernel, not silently accepted.
+rmmod softiw 2>/dev/null && fail "rmmod of an unloaded softiw succeeded"
+log "3 load/unload rounds"
+exit 0

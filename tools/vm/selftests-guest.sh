@@ -1,0 +1,29 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# tools/vm/selftests-guest.sh DIR TEST...: runs inside the VM (via
+# tools/vm/run, from tools/vm/selftests.sh).  Runs each selftest of DIR in
+# turn, each under the timeout from DIR/settings, and prints one TAP line
+# per test, numbered from 1: `ok N - name`, `ok N - name # SKIP` (exit 4),
+# `not ok N - name` (anything else; 124 = timeout).  A test's own output is
+# indented as TAP comments ("# ..."), so only these lines count.
+dir=$1
+shift
+tmo=120
+[ -r "$dir/settings" ] && tmo=$(sed -n 's/^timeout=\([0-9]*\)$/\1/p' "$dir/settings")
+n=0
+for t in "$@"; do
+	n=$((n + 1))
+	name=${t%.sh}
+	out=/tmp/selftest-$name.out
+	timeout -k 5 "$tmo" "$dir/$t" >"$out" 2>&1 </dev/null
+	rc=$?
+	sed 's/^/# /' "$out"
+	case $rc in
+	0) echo "ok $n - $name" ;;
+	4) echo "ok $n - $name # SKIP $(grep -m1 '^SKIP: ' "$out" | cut -c7-)" ;;
+	124) echo "not ok $n - $name # TIMEOUT ${tmo}s" ;;
+	*) echo "not ok $n - $name # exit $rc" ;;
+	esac
+done
+exit 0

@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tools/vm/selftests.sh [KVER] [TEST...]
+#
+# Runs the softiw selftests (selftests/softiw/, all of them or the named
+# ones) in ONE VM booted with KVER (default: tools/kver.sh) and prints TAP:
+# one unindented `ok N - name` / `not ok N - name` line per test (`# SKIP`
+# for skips), test output as `# ` comments, then one more line for the
+# guest kernel log check (tools/vm/check-log: oops, BUG, WARNING, ...).
+# Tests the VM never reported (crash, timeout) are `not ok`.  Exits 0 when
+# every line is ok, 1 otherwise.
+#
+#   tools/vm/selftests.sh 6.12.117+deb12-amd64
+#   tools/vm/selftests.sh 6.1.0-57-amd64 softiw_link.sh
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../.." && pwd)
+sdir=$top/selftests/softiw
+kver=${1:-}
+[ $# -gt 0 ] && shift
+[ -n "$kver" ] || kver=$("$top/tools/kver.sh")
+[ -n "$kver" ] || { echo "selftests.sh: no kernel found (make deps)" >&2; exit 1; }
+
+make -s -C "$sdir" >/dev/null || { echo "selftests.sh: building selftests failed" >&2; exit 1; }
+if [ $# -gt 0 ]; then
+	tests=("$@")
+else
+	mapfile -t tests < <(make -s --no-print-directory -C "$sdir" list)
+fi
+[ ${#tests[@]} -gt 0 ] || { echo "selftests.sh: no tests" >&2; exit 1; }
+for t in "${tests[@]}"; do
+	[ -x "$sdir/$t" ] || { echo "selftests.sh: no test $sdir/$t" >&2; exit 1; }
+done
+
+out=$(mktemp "$top/build/vm/selftests-out.XXXXXX")
+klog=$(mktemp "$top/build/vm/selftests-kernel-log.XXXXXX")
+trap 'rm -f "$out" "$klog"' EXIT
+
+ntests=${#tests[@]}
+echo "TAP version 13"
+echo "1..$((ntests + 1))"
+echo "# kernel $kver, ${ntests} selftests in one VM"
+# Generous: the per-test timeouts bound each test; this bounds the boot too.
+"$here/run" --kver "$kver" --timeout $((ntests * 150 + 120)) --log "$klog" \
+	--no-log-check -- "$here/selftests-guest.sh" "$sdir" "${tests[@]}" |
+	tee "$out"
+vmrc=${PIPESTATUS[0]}
+
+fails=0
+for i in $(seq 1 "$ntests"); do
+	name=${tests[$((i - 1))]%.sh}
+	if grep -q -E "^ok $i - " "$out"; then
+		continue
+	elif grep -q -E "^not ok $i - " "$out"; then
+		fails=$((fails + 1))
+	else
+		echo "not ok $i - $name # no result: the VM failed (runner exit $vmrc)"
+		fails=$((fails + 1))
+	fi
+done
+
+n=$((ntests + 1))
+if [ $vmrc -ne 0 ]; then
+	echo "not ok $n - guest kernel log # runner exit $vmrc"
+	sed 's/^/# /' "$klog"
+	fails=$((fails + 1))
+elif ! "$here/check-log" "$klog" 2>"$out.why"; then
+	echo "not ok $n - guest kernel log"
+	sed 's/^/# /' "$out.why"
+	echo "# ---- guest kernel log ----"
+	sed 's/^/# /' "$klog"
+	fails=$((fails + 1))
+else
+	echo "ok $n - guest kernel log"
+fi
+rm -f "$out.why"
+[ $fails -eq 0 ]
