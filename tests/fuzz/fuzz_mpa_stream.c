@@ -10,7 +10,9 @@
  *
  * Invariants: a parsed FPDU lies within the input and occupies exactly
  * softiw_mpa_wire_len() octets; the same bytes cut one octet short give
- * NEED_MORE; the ULPDU pointer lies inside the input or the ULPDU buffer;
+ * NEED_MORE; the ULPDU pointer lies inside the input or the ULPDU buffer
+ * and holds exactly the FPDU's octets with every Marker (each pointing
+ * back to the FPDU start) removed, as recomputed here;
  * with CRC on the received CRC is the CRC32c of the FPDU (computed here
  * independently); re-framing the ULPDU with the encoder at the same
  * position gives an FPDU that parses back to the same ULPDU and, with
@@ -58,6 +60,33 @@ static bool canonical(const u8 *in, u32 wire_len, u16 ulpdu_len,
 		data++;
 	}
 	return true;
+}
+
+/*
+ * Marker removal done independently: copy the FPDU's octets before the
+ * CRC, skipping 4 at every Marker position, and compare the ULPDU part
+ * with what the parser returned.
+ */
+static void check_strip(const struct softiw_mpa_rx *before,
+			const struct softiw_mpa_fpdu *f, const u8 *in)
+{
+	static u8 content[MAX_WIRE];
+	u32 i, n = 0;
+
+	for (i = 0; i + SOFTIW_MPA_CRC_LEN < f->wire_len; i++) {
+		if (before->markers &&
+		    (before->pos + i) % SOFTIW_MPA_MARKER_PERIOD == 0) {
+			/* Every Marker points back to this FPDU's start. */
+			FUZZ_CHECK(softiw_wire_get_be16(in + i + 2) == i);
+			i += SOFTIW_MPA_MARKER_LEN - 1;
+			continue;
+		}
+		content[n++] = in[i];
+	}
+	FUZZ_CHECK(n == softiw_mpa_fpdu_len(f->ulpdu_len) - SOFTIW_MPA_CRC_LEN);
+	FUZZ_CHECK(softiw_wire_get_be16(content) == f->ulpdu_len);
+	FUZZ_CHECK(!memcmp(content + SOFTIW_MPA_HDR_LEN, f->ulpdu,
+			   f->ulpdu_len));
 }
 
 static void check_reencode(const struct softiw_mpa_rx *before,
@@ -165,6 +194,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		FUZZ_CHECK(st == SOFTIW_WIRE_OK);
 		check_fpdu(&before, &rx, &f, data + off, size - off);
+		check_strip(&before, &f, data + off);
 		check_reencode(&before, &f, data + off);
 		off += f.wire_len;
 	}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * softiw completion queues.  Owned by cq.c.
+ *
+ * A CQ is a ring of struct softiw_cqe in vmalloc_user() memory (so a
+ * later fast path can map it into the consumer process).  Producers are
+ * the TX engine (workqueue), the RX engine (softirq) and flushing
+ * (process context); the consumer is poll_cq.  A full CQ never
+ * overwrites an unread entry: the new completion is dropped, the CQ is
+ * marked in error and IB_EVENT_CQ_ERR is raised once.
+ *
+ * Locking: softiw_cq.lock (irqsave) guards the ring indices, the notify
+ * state and the overflow flag.  The completion handler is called with no
+ * CQ lock held and never from inside post_send/post_recv.
+ */
+#ifndef SOFTIW_CQ_H
+#define SOFTIW_CQ_H
+
+#include <rdma/ib_verbs.h>
+
+/* One completion, as the engines produce it. */
+struct softiw_cqe {
+	u64 wr_id;
+	u32 qp_num;
+	u32 byte_len;
+	u32 inv_stag;		/* valid with IB_WC_WITH_INVALIDATE */
+	u8 status;		/* enum ib_wc_status */
+	u8 opcode;		/* enum ib_wc_opcode */
+	u8 wc_flags;		/* IB_WC_WITH_INVALIDATE, ... */
+	u8 reserved;
+};
+
+/**
+ * struct softiw_cq - a completion queue
+ * @ibcq: the RDMA core's CQ; ibcq.cqe is the usable depth
+ * @lock: guards everything below
+ * @queue: @size entries, @size a power of two > ibcq.cqe
+ * @head: next entry to write (producer), free-running
+ * @tail: next entry to read (consumer), free-running
+ * @notify: armed notification: 0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP
+ * @overflow: an entry was dropped; the CQ is in error
+ */
+struct softiw_cq {
+	struct ib_cq ibcq;
+	spinlock_t lock;
+	struct softiw_cqe *queue;
+	u32 size;
+	u32 head;
+	u32 tail;
+	u32 notify;
+	bool overflow;
+};
+
+static inline struct softiw_cq *to_softiw_cq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct softiw_cq, ibcq);
+}
+
+/*
+ * softiw_cq_push() - add one completion; @solicited marks a receive
+ * completion of a message with the Solicited Event flag.  Calls the
+ * completion handler if armed.  Returns 0 or -ENOSPC (overflow: dropped,
+ * CQ error raised).  Any context.
+ */
+int softiw_cq_push(struct softiw_cq *cq, const struct softiw_cqe *cqe,
+		   bool solicited);
+
+/* cq.c: the CQ verbs, for verbs.c (create_cq has the 6.12 signature) */
+int softiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		     struct uverbs_attr_bundle *attrs);
+int softiw_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int softiw_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int softiw_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+
+#endif /* SOFTIW_CQ_H */
