@@ -89,6 +89,7 @@ done
 run_stage checkpatch stage_checkpatch
 run_stage provider stage_provider
 run_stage host-tests make --no-print-directory host-tests
+run_stage provider-tests make --no-print-directory -C userspace check
 for k in $kernels; do
 	run_stage "vm-$k" tools/vm/selftests.sh "$k"
 done

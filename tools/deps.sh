@@ -4,7 +4,7 @@
 set -e
 
 PKGS="
-build-essential pkg-config kmod xz-utils cpio python3
+build-essential pkg-config kmod xz-utils zstd cpio python3 binutils util-linux
 linux-image-amd64 linux-headers-amd64
 linux-image-6.12-amd64 linux-headers-6.12-amd64
 linux-source-6.1 sparse dwarves libelf-dev
