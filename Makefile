@@ -95,14 +95,16 @@ check:
 demo:
 	tools/demo.sh
 
+# DESTDIR stages the installation (packaging, tests): depmod then works on
+# $(DESTDIR)/lib/modules/$(KVER) only.
 install: all
-	$(MAKE) -C $(KDIR) M=$(call KBUILD_DIR,$(KVER)) INSTALL_MOD_DIR=extra modules_install
-	depmod -a $(KVER)
+	install -D -m 644 $(call MODULE_KO,$(KVER)) $(DESTDIR)/lib/modules/$(KVER)/extra/softiw.ko
+	depmod $(if $(DESTDIR),-b $(DESTDIR)) -a $(KVER)
 	$(MAKE) -C userspace install LIBDIR=$(LIBDIR) DESTDIR=$(DESTDIR)
 
 uninstall:
-	rm -f /lib/modules/$(KVER)/extra/softiw.ko
-	depmod -a $(KVER)
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/softiw.ko
+	depmod $(if $(DESTDIR),-b $(DESTDIR)) -a $(KVER)
 	$(MAKE) -C userspace uninstall LIBDIR=$(LIBDIR) DESTDIR=$(DESTDIR)
 
 print-kernels:

@@ -80,6 +80,36 @@ stage_deps() {
 	fi
 }
 
+# make install into a staging directory puts the module (with module
+# indexes), the provider and its .driver file where libibverbs looks.
+stage_install() {
+	local d=build/install-test
+	rm -rf "$d"
+	if ! make --no-print-directory install DESTDIR="$top/$d" >/dev/null; then
+		echo "not ok - make install DESTDIR=..."
+		return 1
+	fi
+	local kver
+	kver=$(tools/kver.sh)
+	local rc=0
+	for f in "lib/modules/$kver/extra/softiw.ko" "lib/modules/$kver/modules.dep" \
+		etc/libibverbs.d/softiw.driver; do
+		if [ -e "$d/$f" ]; then
+			echo "ok - make install puts $f"
+		else
+			echo "not ok - make install puts $f"
+			rc=1
+		fi
+	done
+	if find "$d" -name 'libsoftiw-rdmav34.so' | grep -q .; then
+		echo "ok - make install puts the provider into libibverbs' directory"
+	else
+		echo "not ok - make install puts the provider into libibverbs' directory"
+		rc=1
+	fi
+	return $rc
+}
+
 run_stage deps stage_deps
 kernels=$(make --no-print-directory -s -f Makefile print-kernels 2>/dev/null)
 [ -n "$kernels" ] || echo "not ok - no kernel with headers and image installed" | tee -a "$log"
@@ -87,6 +117,8 @@ for k in $kernels; do
 	run_stage "build-$k" stage_build_kernel "$k"
 done
 run_stage checkpatch stage_checkpatch
+run_stage dkms tools/dkms-check.sh
+run_stage install stage_install
 run_stage provider stage_provider
 run_stage host-tests make --no-print-directory host-tests
 run_stage provider-tests make --no-print-directory -C userspace check
