@@ -29,10 +29,10 @@
 struct softiw_qp;
 
 /* module parameters (cm.c) */
-extern bool softiw_mpa_crc;		/* request CRC32c (default true) */
-extern bool softiw_mpa_markers;		/* request Markers (default false) */
-extern unsigned int softiw_mpa_timeout_ms;	/* wait for peer's frame */
-extern bool softiw_mpa_v2;		/* offer MPA v2 (default true) */
+extern bool softiw_cm_mpa_crc;		/* mpa_crc: request CRC32c */
+extern bool softiw_cm_mpa_markers;	/* mpa_markers: request Markers */
+extern unsigned int softiw_cm_mpa_timeout_ms;	/* mpa_timeout_ms */
+extern bool softiw_cm_mpa_v2;		/* mpa_v2: offer MPA v2 */
 
 /* cm.c: the QP's view of its CEP; the full struct is private to cm.c */
 struct softiw_cep;

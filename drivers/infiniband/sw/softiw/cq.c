@@ -1,2 +1,191 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* placeholder: the data path (issue 4) fills this file */
+/*
+ * softiw completion queues: the CQ verbs and softiw_cq_push() for the
+ * engines and for flushing.
+ *
+ * Locking: cq->lock (irqsave, producers run in softirq) guards the ring
+ * indices, @notify and @overflow.  The completion handler and the CQ
+ * error event are called after the lock is dropped.  A CQE names its QP
+ * by number; poll_cq turns that into the ib_qp through the device's QP
+ * table, so no kernel pointer is ever stored in the ring (a later fast
+ * path maps it into the consumer).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/log2.h>
+#include <linux/vmalloc.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "softiw.h"
+#include "cq.h"
+#include "qp.h"
+
+static void cq_error_event(struct softiw_cq *cq)
+{
+	struct ib_event ev = {
+		.device = cq->ibcq.device,
+		.element.cq = &cq->ibcq,
+		.event = IB_EVENT_CQ_ERR,
+	};
+
+	if (cq->ibcq.event_handler)
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+}
+
+int softiw_cq_add(struct softiw_cq *cq, const struct softiw_cqe *cqe,
+		  bool solicited, bool *notify)
+{
+	unsigned long flags;
+	bool raise = false;
+	int ret = 0;
+
+	*notify = false;
+	spin_lock_irqsave(&cq->lock, flags);
+	if (cq->overflow) {
+		ret = -ENOSPC;
+	} else if (cq->head - cq->tail >= cq->ibcq.cqe) {
+		/* never overwrite an unread entry: drop, report once */
+		cq->overflow = true;
+		raise = true;
+		ret = -ENOSPC;
+	} else {
+		cq->queue[cq->head & (cq->size - 1)] = *cqe;
+		cq->head++;
+		if (cq->notify == IB_CQ_NEXT_COMP ||
+		    (cq->notify == IB_CQ_SOLICITED &&
+		     (solicited || cqe->status != IB_WC_SUCCESS))) {
+			cq->notify = 0;
+			*notify = true;
+		}
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	if (raise)
+		cq_error_event(cq);
+	return ret;
+}
+
+void softiw_cq_notify(struct softiw_cq *cq)
+{
+	if (cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
+int softiw_cq_push(struct softiw_cq *cq, const struct softiw_cqe *cqe,
+		   bool solicited)
+{
+	bool notify;
+	int ret = softiw_cq_add(cq, cqe, solicited, &notify);
+
+	if (notify)
+		softiw_cq_notify(cq);
+	return ret;
+}
+
+int softiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		     struct uverbs_attr_bundle *attrs)
+{
+	struct softiw_device *sdev = to_softiw_dev(ibcq->device);
+	struct softiw_cq *cq = to_softiw_cq(ibcq);
+	struct ib_udata *udata = attrs ? &attrs->driver_udata : NULL;
+	int ret;
+
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (!attr->cqe || attr->cqe > SOFTIW_MAX_CQE)
+		return -EINVAL;
+	if (attr->comp_vector >= ibcq->device->num_comp_vectors)
+		return -EINVAL;
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	if (atomic_inc_return(&sdev->num_cq) > SOFTIW_MAX_CQ) {
+		ret = -ENOMEM;
+		goto err_count;
+	}
+
+	spin_lock_init(&cq->lock);
+	cq->size = roundup_pow_of_two(attr->cqe);
+	cq->queue = vmalloc_user(array_size(cq->size, sizeof(*cq->queue)));
+	if (!cq->queue) {
+		ret = -ENOMEM;
+		goto err_count;
+	}
+	cq->head = 0;
+	cq->tail = 0;
+	cq->notify = 0;
+	cq->overflow = false;
+	ibcq->cqe = attr->cqe;
+	return 0;
+
+err_count:
+	atomic_dec(&sdev->num_cq);
+	return ret;
+}
+
+int softiw_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct softiw_cq *cq = to_softiw_cq(ibcq);
+
+	/* ib_core refuses while a QP or SRQ still uses the CQ */
+	vfree(cq->queue);
+	atomic_dec(&to_softiw_dev(ibcq->device)->num_cq);
+	return 0;
+}
+
+static void cqe_to_wc(struct softiw_device *sdev, const struct softiw_cqe *e,
+		      struct ib_wc *wc)
+{
+	struct softiw_qp *qp;
+
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = e->wr_id;
+	wc->status = e->status;
+	wc->opcode = e->opcode;
+	wc->byte_len = e->byte_len;
+	wc->wc_flags = e->wc_flags;
+	if (e->wc_flags & IB_WC_WITH_INVALIDATE)
+		wc->ex.invalidate_rkey = e->inv_stag;
+	/*
+	 * A QP cannot be destroyed while its consumer polls for it, and its
+	 * number is reused only after the cyclic allocator wrapped, so the
+	 * lookup finds the QP that produced the entry.
+	 */
+	qp = xa_load(&sdev->qp_xa, e->qp_num);
+	wc->qp = qp ? &qp->ibqp : NULL;
+}
+
+int softiw_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct softiw_device *sdev = to_softiw_dev(ibcq->device);
+	struct softiw_cq *cq = to_softiw_cq(ibcq);
+	unsigned long flags;
+	int n = 0;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	while (n < num_entries && cq->tail != cq->head) {
+		cqe_to_wc(sdev, &cq->queue[cq->tail & (cq->size - 1)], &wc[n]);
+		cq->tail++;
+		/* an entry whose QP is gone has no one to go to */
+		if (wc[n].qp)
+			n++;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+int softiw_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct softiw_cq *cq = to_softiw_cq(ibcq);
+	u32 want = flags & IB_CQ_SOLICITED_MASK;
+	unsigned long irqflags;
+	int ret = 0;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	/* NEXT_COMP includes solicited ones: never narrow an armed CQ */
+	if (cq->notify != IB_CQ_NEXT_COMP)
+		cq->notify = want;
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && cq->head != cq->tail)
+		ret = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return ret;
+}

@@ -42,7 +42,7 @@ struct softiw_cqe {
  */
 struct softiw_cq {
 	struct ib_cq ibcq;
-	spinlock_t lock;
+	spinlock_t lock;		/* see the struct comment */
 	struct softiw_cqe *queue;
 	u32 size;
 	u32 head;
@@ -64,6 +64,15 @@ static inline struct softiw_cq *to_softiw_cq(struct ib_cq *ibcq)
  */
 int softiw_cq_push(struct softiw_cq *cq, const struct softiw_cqe *cqe,
 		   bool solicited);
+
+/*
+ * softiw_cq_add() - softiw_cq_push() without the upcall: sets *@notify
+ * when the caller must call softiw_cq_notify() once it has dropped its
+ * own locks (used to complete work requests in order under a queue lock).
+ */
+int softiw_cq_add(struct softiw_cq *cq, const struct softiw_cqe *cqe,
+		  bool solicited, bool *notify);
+void softiw_cq_notify(struct softiw_cq *cq);
 
 /* cq.c: the CQ verbs, for verbs.c (create_cq has the 6.12 signature) */
 int softiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

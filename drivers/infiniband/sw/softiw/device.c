@@ -18,6 +18,8 @@
 #include <rdma/softiw-abi.h>
 
 #include "softiw.h"
+#include "cm.h"
+#include "mem.h"
 
 /* The port is usable when the netdev is up and has carrier. */
 bool softiw_port_is_active(const struct softiw_device *sdev)
@@ -60,6 +62,11 @@ static void softiw_device_dealloc_driver(struct ib_device *ibdev)
 
 	softiw_device_unlink(sdev);
 	WARN_ON(atomic_read(&sdev->num_pd));
+	WARN_ON(atomic_read(&sdev->num_cq) || atomic_read(&sdev->num_qp) ||
+		atomic_read(&sdev->num_srq) || atomic_read(&sdev->num_mr));
+	WARN_ON(!xa_empty(&sdev->qp_xa));
+	xa_destroy(&sdev->qp_xa);
+	softiw_stag_table_destroy(sdev);
 	netdev_put(sdev->netdev, &sdev->netdev_tracker);
 }
 
@@ -102,12 +109,30 @@ struct softiw_device *softiw_device_alloc(struct net_device *netdev)
 	/* everything dealloc_driver undoes is set before the ops */
 	INIT_LIST_HEAD(&sdev->list);
 	atomic_set(&sdev->num_pd, 0);
+	atomic_set(&sdev->num_cq, 0);
+	atomic_set(&sdev->num_qp, 0);
+	atomic_set(&sdev->num_mr, 0);
+	atomic_set(&sdev->num_srq, 0);
+	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	sdev->qp_next = 0;
+	/* cannot fail; an ERR return here would precede the ops */
+	softiw_stag_table_init(sdev);
 	sdev->netdev = netdev;
 	netdev_hold(netdev, &sdev->netdev_tracker, GFP_KERNEL);
 	sdev->port_active = softiw_port_is_active(sdev);
 
 	ib_set_device_ops(ibdev, &softiw_device_ops);
 	ib_set_device_ops(ibdev, &softiw_verbs_ops);
+	ib_set_device_ops(ibdev, &softiw_cm_ops);
+	/*
+	 * The provider posts and polls through the uverbs write commands
+	 * for now; ib_core enables none of these by default.
+	 */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_SRQ_RECV) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POLL_CQ) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 
 	ibdev->node_type = RDMA_NODE_RNIC;
 	ibdev->phys_port_cnt = 1;

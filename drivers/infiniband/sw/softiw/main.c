@@ -25,6 +25,8 @@
 #include <rdma/rdma_netlink.h>
 
 #include "softiw.h"
+#include "cm.h"
+#include "txrx.h"
 
 static DEFINE_MUTEX(softiw_dev_mutex);
 static LIST_HEAD(softiw_dev_list);
@@ -187,11 +189,23 @@ static int __init softiw_init(void)
 {
 	int ret;
 
-	ret = softiw_netdev_notifier_register();
+	ret = softiw_txrx_init();
 	if (ret)
 		return ret;
+	ret = softiw_cm_init();
+	if (ret)
+		goto err_txrx;
+	ret = softiw_netdev_notifier_register();
+	if (ret)
+		goto err_cm;
 	rdma_link_register(&softiw_link_ops);
 	return 0;
+
+err_cm:
+	softiw_cm_exit();
+err_txrx:
+	softiw_txrx_exit();
+	return ret;
 }
 
 static void __exit softiw_exit(void)
@@ -206,6 +220,8 @@ static void __exit softiw_exit(void)
 	rdma_link_unregister(&softiw_link_ops);
 	softiw_unregister_all();
 	softiw_netdev_notifier_unregister();
+	softiw_cm_exit();
+	softiw_txrx_exit();
 }
 
 module_init(softiw_init);
@@ -215,3 +231,5 @@ MODULE_AUTHOR("softiw developers");
 MODULE_DESCRIPTION("Software iWARP RDMA device (MPA/DDP/RDMAP over TCP)");
 MODULE_LICENSE("Dual BSD/GPL");
 MODULE_ALIAS_RDMA_LINK("softiw");
+/* the MPA CRC (crc32c()) needs a crc32c implementation loaded first */
+MODULE_SOFTDEP("pre: crc32c");

@@ -1,2 +1,552 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* placeholder: the data path (issue 4) fills this file */
+/*
+ * softiw memory: the per-device STag table, the MR verbs (user, DMA and
+ * fast-register regions) and every copy into or out of registered memory.
+ *
+ * STags are unpredictable (RFC 5042 section 6.1.1): the 24-bit index is
+ * drawn at random from a sparse space (retrying on collision) and the
+ * 8-bit key is random per registration; the last few freed indices are
+ * remembered and never drawn again at once.
+ *
+ * Lifetime: the table holds one reference on a region from registration
+ * to revocation.  softiw_mem_get() looks the index up under RCU and takes
+ * a reference with kref_get_unless_zero(); dereg removes the index, drops
+ * the table's reference and waits until every placement that holds one
+ * has finished, then frees the region after a grace period.
+ *
+ * Locking: the xarray has its own lock; sdev->stag_lock guards the list
+ * of recently freed indices; mem->lock orders changes of @valid, @stag
+ * and the bounds against each other (the placement path reads them with
+ * READ_ONCE and re-checks @valid only through softiw_mem_get()).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/crc32c.h>
+#include <linux/highmem.h>
+#include <linux/random.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <rdma/ib_umem.h>
+
+#include "softiw.h"
+#include "mem.h"
+#include "qp.h"
+
+#define STAG_INDEX_MASK		0xffffffu
+#define STAG_ALLOC_TRIES	64
+
+/* Access rights a region may carry; everything else is refused. */
+#define MEM_ACCESS_SUPPORTED	(IB_ACCESS_LOCAL_WRITE |		\
+				 IB_ACCESS_REMOTE_WRITE |		\
+				 IB_ACCESS_REMOTE_READ |		\
+				 IB_ACCESS_REMOTE_ATOMIC |		\
+				 IB_ACCESS_MW_BIND |			\
+				 IB_ACCESS_RELAXED_ORDERING)
+
+int softiw_stag_table_init(struct softiw_device *sdev)
+{
+	xa_init(&sdev->stag_xa);
+	spin_lock_init(&sdev->stag_lock);
+	memset(sdev->stag_recent, 0, sizeof(sdev->stag_recent));
+	sdev->stag_recent_pos = 0;
+	return 0;
+}
+
+void softiw_stag_table_destroy(struct softiw_device *sdev)
+{
+	/* ib_core deregisters every MR before the device goes */
+	WARN_ON(!xa_empty(&sdev->stag_xa));
+	xa_destroy(&sdev->stag_xa);
+}
+
+static bool stag_recently_freed(struct softiw_device *sdev, u32 index)
+{
+	bool found = false;
+	int i;
+
+	spin_lock(&sdev->stag_lock);
+	for (i = 0; i < ARRAY_SIZE(sdev->stag_recent); i++)
+		if (sdev->stag_recent[i] == index)
+			found = true;
+	spin_unlock(&sdev->stag_lock);
+	return found;
+}
+
+static void stag_remember_freed(struct softiw_device *sdev, u32 index)
+{
+	spin_lock(&sdev->stag_lock);
+	sdev->stag_recent[sdev->stag_recent_pos] = index;
+	sdev->stag_recent_pos = (sdev->stag_recent_pos + 1) %
+				ARRAY_SIZE(sdev->stag_recent);
+	spin_unlock(&sdev->stag_lock);
+}
+
+/*
+ * Give @mem a random STag and publish it in the table.  Index 0 is never
+ * used: STag 0 and small values have special meanings to some peers
+ * (the RTR zero-length operations use STag 1 with no buffer behind it).
+ */
+static int stag_insert(struct softiw_device *sdev, struct softiw_mem *mem)
+{
+	int i, ret;
+
+	for (i = 0; i < STAG_ALLOC_TRIES; i++) {
+		u32 rnd = get_random_u32();
+		u32 index = rnd & STAG_INDEX_MASK;
+
+		if (index < 2 || stag_recently_freed(sdev, index))
+			continue;
+		mem->stag = (index << 8) | (get_random_u32() & 0xff);
+		mem->ibmr.lkey = mem->stag;
+		mem->ibmr.rkey = mem->stag;
+		ret = xa_insert(&sdev->stag_xa, index, mem, GFP_KERNEL);
+		if (ret != -EBUSY)
+			return ret;
+	}
+	return -ENOSPC;
+}
+
+static void mem_release(struct kref *ref)
+{
+	complete(&container_of(ref, struct softiw_mem, ref)->released);
+}
+
+struct softiw_mem *softiw_mem_get(struct softiw_device *sdev, u32 stag)
+{
+	struct softiw_mem *mem;
+
+	rcu_read_lock();
+	mem = xa_load(&sdev->stag_xa, stag >> 8);
+	if (mem && !kref_get_unless_zero(&mem->ref))
+		mem = NULL;
+	rcu_read_unlock();
+	if (!mem)
+		return NULL;
+	if (READ_ONCE(mem->stag) != stag || !READ_ONCE(mem->valid)) {
+		softiw_mem_put(mem);
+		return NULL;
+	}
+	return mem;
+}
+
+void softiw_mem_put(struct softiw_mem *mem)
+{
+	kref_put(&mem->ref, mem_release);
+}
+
+int softiw_mem_check(const struct softiw_mem *mem, const struct softiw_pd *pd,
+		     u64 addr, u64 len, int access)
+{
+	u64 base = READ_ONCE(mem->iova), size = READ_ONCE(mem->len);
+
+	if (mem->pd != pd)
+		return -EPERM;
+	if (!READ_ONCE(mem->valid))
+		return -ENOENT;
+	if (access & ~READ_ONCE(mem->access))
+		return -EACCES;
+	/* addr + len must neither wrap nor leave [base, base + size) */
+	if (addr < base || addr + len < addr || len > size ||
+	    addr - base > size - len)
+		return -ERANGE;
+	return 0;
+}
+
+/*
+ * The kernel address of @addr in a DMA or fast-register region (those are
+ * always in the linear mapping: ib_uses_virt_dma() makes every "DMA"
+ * address a kernel VA), or NULL for a user region.  *@room is the number
+ * of octets that are contiguous from there.
+ */
+static u8 *mem_kva(struct softiw_mem *mem, u64 addr, u32 *room)
+{
+	u64 off;
+	u32 idx, poff;
+
+	if (mem->is_dma) {
+		*room = U32_MAX;
+		return (u8 *)(uintptr_t)addr;
+	}
+	off = addr - READ_ONCE(mem->iova) + mem->page_offset;
+	idx = off / mem->page_size;
+	poff = off % mem->page_size;
+	/*
+	 * softiw_mem_check() bounded addr, but a ULP may remap a region that
+	 * is still valid (rdma_rw chains the LOCAL_INV after map_mr_sg), so
+	 * the page array can be shorter for a moment: refuse, never overrun.
+	 */
+	if (idx >= READ_ONCE(mem->npages))
+		return NULL;
+	*room = mem->page_size - poff;
+	return (u8 *)(uintptr_t)mem->kva[idx] + poff;
+}
+
+/* User region: the page holding @addr and the offset in it. */
+static struct page *mem_page(struct softiw_mem *mem, u64 addr, u32 *poff)
+{
+	u64 off = addr - mem->iova + mem->page_offset;
+	u64 idx = off >> PAGE_SHIFT;
+
+	if (WARN_ON_ONCE(idx >= mem->npages))
+		return NULL;
+	*poff = off & ~PAGE_MASK;
+	return mem->pages[idx];
+}
+
+/*
+ * Walk [addr, addr + len) in chunks that are contiguous in the kernel's
+ * view and call @fn on each.  Stops on the first error of @fn.
+ */
+typedef int (*mem_chunk_fn)(u8 *p, u32 n, u32 done, void *arg);
+
+static int mem_walk(struct softiw_mem *mem, u64 addr, u32 len,
+		    mem_chunk_fn fn, void *arg)
+{
+	u32 done = 0;
+	int ret = 0;
+
+	while (done < len) {
+		u32 n = len - done, room, poff;
+		struct page *page;
+		u8 *p;
+
+		if (!mem->umem) {
+			p = mem_kva(mem, addr + done, &room);
+			if (!p)
+				return -EFAULT;
+			n = min(n, room);
+			ret = fn(p, n, done, arg);
+		} else {
+			page = mem_page(mem, addr + done, &poff);
+			if (!page)
+				return -EFAULT;
+			n = min_t(u32, n, PAGE_SIZE - poff);
+			p = kmap_local_page(page);
+			ret = fn(p + poff, n, done, arg);
+			kunmap_local(p);
+		}
+		if (ret)
+			return ret;
+		done += n;
+	}
+	return 0;
+}
+
+static int chunk_out(u8 *p, u32 n, u32 done, void *arg)
+{
+	memcpy((u8 *)arg + done, p, n);
+	return 0;
+}
+
+static int chunk_in(u8 *p, u32 n, u32 done, void *arg)
+{
+	memcpy(p, (const u8 *)arg + done, n);
+	return 0;
+}
+
+void softiw_mem_copy_out(struct softiw_mem *mem, u64 addr, void *dst,
+			 u32 len)
+{
+	mem_walk(mem, addr, len, chunk_out, dst);
+}
+
+void softiw_mem_copy_in(struct softiw_mem *mem, u64 addr, const void *src,
+			u32 len)
+{
+	mem_walk(mem, addr, len, chunk_in, (void *)src);
+}
+
+struct skb_copy_arg {
+	const struct sk_buff *skb;
+	int off;
+	u32 *crc;
+};
+
+static int chunk_in_skb(u8 *p, u32 n, u32 done, void *arg)
+{
+	struct skb_copy_arg *a = arg;
+	int ret;
+
+	ret = skb_copy_bits(a->skb, a->off + done, p, n);
+	if (ret)
+		return ret;
+	/* CRC over the octets as placed: what the ULP will see */
+	if (a->crc)
+		*a->crc = crc32c(*a->crc, p, n);
+	return 0;
+}
+
+int softiw_mem_copy_in_skb(struct softiw_mem *mem, u64 addr,
+			   const struct sk_buff *skb, int skb_off, u32 len,
+			   u32 *crc)
+{
+	struct skb_copy_arg a = { .skb = skb, .off = skb_off, .crc = crc };
+
+	return mem_walk(mem, addr, len, chunk_in_skb, &a);
+}
+
+int softiw_mem_invalidate(struct softiw_device *sdev, u32 stag,
+			  const struct softiw_pd *pd, bool remote)
+{
+	struct softiw_mem *mem;
+	unsigned long flags;
+	int ret = 0;
+
+	rcu_read_lock();
+	mem = xa_load(&sdev->stag_xa, stag >> 8);
+	if (mem && !kref_get_unless_zero(&mem->ref))
+		mem = NULL;
+	rcu_read_unlock();
+	if (!mem)
+		return -EINVAL;
+
+	spin_lock_irqsave(&mem->lock, flags);
+	if (mem->stag != stag)
+		ret = -EINVAL;
+	else if (mem->pd != pd)
+		ret = -EPERM;
+	else if (remote && !mem->kva)
+		/* only fast-register regions may be invalidated remotely */
+		ret = -EINVAL;
+	else
+		WRITE_ONCE(mem->valid, false);
+	spin_unlock_irqrestore(&mem->lock, flags);
+	softiw_mem_put(mem);
+	return ret;
+}
+
+static struct softiw_mem *mem_alloc(struct ib_pd *ibpd, int access)
+{
+	struct softiw_device *sdev = to_softiw_dev(ibpd->device);
+	struct softiw_mem *mem;
+
+	/* optional flags may be ignored by definition */
+	access &= ~IB_ACCESS_OPTIONAL;
+	if (access & ~MEM_ACCESS_SUPPORTED)
+		return ERR_PTR(-EOPNOTSUPP);
+	/* remote write and atomic imply local write (IB and RFC 5040) */
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE))
+		return ERR_PTR(-EINVAL);
+	if (atomic_inc_return(&sdev->num_mr) > SOFTIW_MAX_MR) {
+		atomic_dec(&sdev->num_mr);
+		return ERR_PTR(-ENOMEM);
+	}
+	mem = kzalloc(sizeof(*mem), GFP_KERNEL);
+	if (!mem) {
+		atomic_dec(&sdev->num_mr);
+		return ERR_PTR(-ENOMEM);
+	}
+	kref_init(&mem->ref);
+	init_completion(&mem->released);
+	spin_lock_init(&mem->lock);
+	mem->sdev = sdev;
+	mem->pd = to_softiw_pd(ibpd);
+	mem->access = access;
+	mem->page_size = PAGE_SIZE;
+	return mem;
+}
+
+static void mem_free(struct softiw_mem *mem)
+{
+	atomic_dec(&mem->sdev->num_mr);
+	kfree_rcu(mem, rcu);
+}
+
+/* Publish @mem; on failure frees it and returns the ERR_PTR. */
+static struct ib_mr *mem_publish(struct softiw_mem *mem)
+{
+	int ret = stag_insert(mem->sdev, mem);
+
+	if (ret) {
+		mem_free(mem);
+		return ERR_PTR(ret);
+	}
+	return &mem->ibmr;
+}
+
+struct ib_mr *softiw_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct softiw_mem *mem = mem_alloc(ibpd, access);
+
+	if (IS_ERR(mem))
+		return ERR_CAST(mem);
+	mem->is_dma = true;
+	mem->iova = 0;
+	mem->len = U64_MAX;
+	mem->valid = true;
+	return mem_publish(mem);
+}
+
+/* The page array of a pinned user range, in address order. */
+static int mem_umem_pages(struct softiw_mem *mem)
+{
+	struct ib_umem *umem = mem->umem;
+	struct sg_page_iter piter;
+	size_t n = ib_umem_num_pages(umem), i = 0;
+
+	if (n > U32_MAX)
+		return -EINVAL;
+	mem->pages = kvcalloc(n, sizeof(*mem->pages), GFP_KERNEL);
+	if (!mem->pages)
+		return -ENOMEM;
+	for_each_sgtable_page(&umem->sgt_append.sgt, &piter, 0) {
+		if (i == n)
+			break;
+		mem->pages[i++] = sg_page_iter_page(&piter);
+	}
+	if (i != n) {
+		kvfree(mem->pages);
+		mem->pages = NULL;
+		return -EFAULT;
+	}
+	mem->npages = n;
+	mem->page_offset = ib_umem_offset(umem);
+	return 0;
+}
+
+struct ib_mr *softiw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 len,
+				 u64 iova, int access, struct ib_udata *udata)
+{
+	struct softiw_mem *mem;
+	struct ib_umem *umem;
+	int ret;
+
+	/* a zero-length region names no memory; bounds must not wrap */
+	if (!len || iova + len < iova || start + len < start)
+		return ERR_PTR(-EINVAL);
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return ERR_PTR(-EINVAL);
+	mem = mem_alloc(ibpd, access);
+	if (IS_ERR(mem))
+		return ERR_CAST(mem);
+
+	umem = ib_umem_get(ibpd->device, start, len, access);
+	if (IS_ERR(umem)) {
+		ret = PTR_ERR(umem);
+		goto err_free;
+	}
+	mem->umem = umem;
+	ret = mem_umem_pages(mem);
+	if (ret)
+		goto err_umem;
+	mem->iova = iova;
+	mem->len = len;
+	mem->valid = true;
+	mem->ibmr.iova = iova;
+	mem->ibmr.length = len;
+
+	ret = stag_insert(mem->sdev, mem);
+	if (ret)
+		goto err_pages;
+	return &mem->ibmr;
+
+err_pages:
+	kvfree(mem->pages);
+err_umem:
+	ib_umem_release(umem);
+err_free:
+	mem_free(mem);
+	return ERR_PTR(ret);
+}
+
+struct ib_mr *softiw_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			      u32 max_num_sg)
+{
+	struct softiw_mem *mem;
+	int ret;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg || max_num_sg > SOFTIW_MAX_FRMR_PAGES)
+		return ERR_PTR(-EINVAL);
+	/* rights come with each fast registration (IB_WR_REG_MR) */
+	mem = mem_alloc(ibpd, 0);
+	if (IS_ERR(mem))
+		return ERR_CAST(mem);
+	mem->kva = kvcalloc(max_num_sg, sizeof(*mem->kva), GFP_KERNEL);
+	if (!mem->kva) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	mem->max_pages = max_num_sg;
+	/* invalid until a REG_MR work request validates it */
+	mem->valid = false;
+	ret = stag_insert(mem->sdev, mem);
+	if (ret)
+		goto err_kva;
+	return &mem->ibmr;
+
+err_kva:
+	kvfree(mem->kva);
+err_free:
+	mem_free(mem);
+	return ERR_PTR(ret);
+}
+
+static int mem_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct softiw_mem *mem = to_softiw_mem(ibmr);
+
+	if (mem->npages == mem->max_pages)
+		return -ENOMEM;
+	mem->kva[mem->npages] = addr;
+	/* the entry is written before placement may index it */
+	smp_store_release(&mem->npages, mem->npages + 1);
+	return 0;
+}
+
+/*
+ * Map a kernel ULP's scatterlist for the next fast registration.  With
+ * virtual DMA the "DMA" addresses ib_sg_to_pages() hands us are kernel
+ * VAs of linear-map memory, which placement uses directly.  The new
+ * mapping takes effect with the REG_MR work request (which also sets the
+ * bounds); a region still valid from its previous registration may see
+ * the array change meanwhile, and mem_kva() never reads past @npages.
+ */
+int softiw_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		     unsigned int *sg_offset)
+{
+	struct softiw_mem *mem = to_softiw_mem(ibmr);
+	int n;
+
+	WRITE_ONCE(mem->npages, 0);
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, mem_set_page);
+	if (n < 0)
+		return n;
+	mem->page_size = ibmr->page_size;
+	mem->page_offset = ibmr->iova & (ibmr->page_size - 1);
+	return n;
+}
+
+/*
+ * Revoke and free a region.  After xa_erase() no new lookup finds it;
+ * waiting for @released lets every placement that already holds a
+ * reference finish, so the ULP is told "gone" only when nothing can touch
+ * the memory any more.  Lookups that raced the erase fail their
+ * kref_get_unless_zero() on memory kept alive by kfree_rcu().
+ */
+int softiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct softiw_mem *mem = to_softiw_mem(ibmr);
+	struct softiw_device *sdev = mem->sdev;
+	unsigned long flags;
+	u32 index = mem->stag >> 8;
+
+	xa_erase(&sdev->stag_xa, index);
+	spin_lock_irqsave(&mem->lock, flags);
+	WRITE_ONCE(mem->valid, false);
+	spin_unlock_irqrestore(&mem->lock, flags);
+	stag_remember_freed(sdev, index);
+
+	softiw_mem_put(mem);
+	wait_for_completion(&mem->released);
+
+	if (mem->umem)
+		ib_umem_release(mem->umem);
+	kvfree(mem->pages);
+	kvfree(mem->kva);
+	mem_free(mem);
+	return 0;
+}

@@ -26,6 +26,9 @@ struct softiw_device;
 struct softiw_pd;
 struct softiw_qp;
 
+/* Pages of one fast-register MR (max_fast_reg_page_list_len). */
+#define SOFTIW_MAX_FRMR_PAGES		512
+
 /* Access a caller asks of a region (subset of IB_ACCESS_*). */
 #define SOFTIW_ACCESS_LOCAL_READ	0	/* always allowed */
 
@@ -47,7 +50,10 @@ struct softiw_qp;
  * @pages: page array for @umem, @npages entries; @page_offset is the
  *	offset of @iova within the first page
  * @kva: fast-register MRs: kernel virtual address of each page
- *	(map_mr_sg), @npages entries, @page_size each
+ *	(map_mr_sg), @npages entries, @page_size each; @page_offset is
+ *	then the offset of ibmr.iova within the first one
+ * @rcu: the region is freed after a grace period, since softiw_mem_get()
+ *	finds it under RCU
  */
 struct softiw_mem {
 	struct ib_mr ibmr;
@@ -59,7 +65,7 @@ struct softiw_mem {
 	u64 iova;
 	u64 len;
 	int access;
-	spinlock_t lock;
+	spinlock_t lock;		/* see the struct comment */
 	bool valid;
 	bool is_dma;
 	struct ib_umem *umem;
@@ -69,6 +75,7 @@ struct softiw_mem {
 	u64 *kva;
 	u32 max_pages;
 	u32 page_size;
+	struct rcu_head rcu;
 };
 
 static inline struct softiw_mem *to_softiw_mem(struct ib_mr *ibmr)

@@ -40,6 +40,7 @@ struct softiw_cep;
 #define SOFTIW_MAX_QP		1024
 #define SOFTIW_MAX_QP_WR	1024
 #define SOFTIW_MAX_SGE		6
+#define SOFTIW_MAX_SGE_RD	1	/* one Data Sink STag per Read */
 #define SOFTIW_MAX_INLINE	256
 #define SOFTIW_MAX_ORD		32
 #define SOFTIW_MAX_IRD		32
@@ -117,7 +118,7 @@ struct softiw_rqe {
  * are not started.  For RQ/SRQ tx_next is unused.
  */
 struct softiw_wq {
-	spinlock_t lock;
+	spinlock_t lock;		/* see the struct comment */
 	u32 size;		/* power of two */
 	u32 max_wr;		/* usable depth reported to the caller */
 	u32 head;
@@ -151,7 +152,8 @@ struct softiw_conn_params {
 struct softiw_srq {
 	struct ib_srq ibsrq;
 	struct softiw_wq rq;	/* of struct softiw_rqe */
-	u32 limit;		/* srq_limit; 0 = not armed */
+	u32 limit;		/* srq_limit; 0 = not armed; rq.lock */
+	u32 max_sge;
 	bool is_user;
 };
 
@@ -172,13 +174,19 @@ struct softiw_srq {
  * @params: negotiated connection parameters, fixed once in RTS
  * @cep: connection endpoint while a stream is attached (cm.c), else NULL
  * @tx, @rx: engine state (txrx.h)
+ * @ib_state: the ib state last set while IDLE (RESET, INIT or RTR)
+ * @access: IB_QP_ACCESS_FLAGS: remote rights the QP grants its peer
+ * @max_send_sge, @max_recv_sge, @max_inline: the QP's own limits
+ * @ord_wish, @ird_wish: IB_QP_MAX_QP_RD_ATOMIC / MAX_DEST_RD_ATOMIC
+ * @flush_work: completes every outstanding entry once in ERROR
+ *	(softiw_qp_error(), posts in ERROR)
  */
 struct softiw_qp {
 	struct ib_qp ibqp;
 	struct softiw_device *sdev;
 	struct kref ref;
 	struct completion released;
-	spinlock_t state_lock;
+	spinlock_t state_lock;	/* guards @state */
 	enum softiw_qp_state state;
 	struct softiw_pd *pd;
 	struct softiw_cq *scq;
@@ -194,6 +202,14 @@ struct softiw_qp {
 	struct softiw_cep *cep;
 	struct softiw_qp_tx tx;
 	struct softiw_qp_rx rx;
+	enum ib_qp_state ib_state;
+	int access;
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u32 max_inline;
+	u8 ord_wish;
+	u8 ird_wish;
+	struct work_struct flush_work;
 };
 
 static inline struct softiw_qp *to_softiw_qp(struct ib_qp *ibqp)
@@ -265,6 +281,12 @@ bool softiw_rq_take(struct softiw_qp *qp, struct softiw_rqe *rqe);
 void softiw_rq_done(struct softiw_qp *qp, const struct softiw_rqe *rqe,
 		    u8 status, u32 byte_len, bool solicited, u32 inv_stag,
 		    bool invalidated);
+
+/* qp.c: helpers shared with srq.c */
+int softiw_wq_init(struct softiw_wq *wq, u32 depth, size_t entry);
+/* Copy and check a receive WR (SGE count, total length). */
+int softiw_rqe_from_wr(struct softiw_rqe *rqe, const struct ib_recv_wr *wr,
+		       u32 max_sge);
 
 /* qp.c: the QP verbs, for verbs.c */
 int softiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,

@@ -16,6 +16,7 @@
 
 #include <linux/list.h>
 #include <linux/netdevice.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 /* Limits of what is implemented; query_device advertises exactly these. */
@@ -33,6 +34,15 @@
  * @port_active: the port state last reported through ib_dispatch_event();
  *	RTNL
  * @num_pd: protection domains allocated, bounded by SOFTIW_MAX_PD
+ * @num_cq, @num_qp, @num_mr, @num_srq: objects allocated, each bounded
+ *	by its SOFTIW_MAX_* limit (qp.h)
+ * @stag_xa: the STag table, index (STag >> 8) -> struct softiw_mem (mem.c)
+ * @stag_lock: guards @stag_recent
+ * @stag_recent: the most recently freed STag indices, not reissued at once
+ * @stag_recent_pos: next slot of @stag_recent to overwrite
+ * @qp_xa: QP number -> struct softiw_qp (qp.c); lookups take the xa_lock
+ *	with interrupts off, so every writer uses the _irq variants
+ * @qp_next: cyclic allocation cursor for @qp_xa
  */
 struct softiw_device {
 	struct ib_device ibdev;
@@ -41,6 +51,16 @@ struct softiw_device {
 	struct list_head list;
 	bool port_active;
 	atomic_t num_pd;
+	atomic_t num_cq;
+	atomic_t num_qp;
+	atomic_t num_mr;
+	atomic_t num_srq;
+	struct xarray stag_xa;
+	spinlock_t stag_lock;		/* guards @stag_recent* */
+	u32 stag_recent[16];
+	u32 stag_recent_pos;
+	struct xarray qp_xa;
+	u32 qp_next;
 };
 
 static inline struct softiw_device *to_softiw_dev(struct ib_device *ibdev)
@@ -56,18 +76,10 @@ struct softiw_pd {
 	struct ib_pd ibpd;
 };
 
-/*
- * The RDMA core allocates a driver's CQ and QP objects itself, sized by
- * INIT_RDMA_OBJ_SIZE, before calling create_cq/create_qp; the data path
- * (a later issue) fills these in.
- */
-struct softiw_cq {
-	struct ib_cq ibcq;
-};
-
-struct softiw_qp {
-	struct ib_qp ibqp;
-};
+static inline struct softiw_pd *to_softiw_pd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct softiw_pd, ibpd);
+}
 
 #define softiw_dbg_dev(sdev, fmt, ...)					\
 	ibdev_dbg(&(sdev)->ibdev, "%s: " fmt, __func__, ##__VA_ARGS__)

@@ -1,2 +1,161 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* placeholder: the data path (issue 4) fills this file */
+/*
+ * softiw shared receive queues: the SRQ verbs and softiw_srq_take() for
+ * the RX engine.  An SRQ is a ring of struct softiw_rqe like a QP's RQ,
+ * except that an entry leaves the ring as soon as a QP takes it (the
+ * taking QP completes it, see softiw_rq_done()).
+ *
+ * Locking: srq->rq.lock (irqsave, the RX engine takes entries in
+ * softirq) guards the ring indices and @limit.  The limit event is
+ * raised after the lock is dropped; it fires once per arming
+ * (modify_srq with IB_SRQ_LIMIT), when the number of posted entries
+ * drops below the limit.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/vmalloc.h>
+
+#include "softiw.h"
+#include "qp.h"
+
+int softiw_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
+		      struct ib_udata *udata)
+{
+	struct softiw_device *sdev = to_softiw_dev(ibsrq->device);
+	struct softiw_srq *srq = to_softiw_srq(ibsrq);
+	struct ib_srq_attr *a = &attr->attr;
+	int ret;
+
+	if (attr->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	if (!a->max_wr || a->max_wr > SOFTIW_MAX_SRQ_WR ||
+	    a->max_sge > SOFTIW_MAX_SGE)
+		return -EINVAL;
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	if (atomic_inc_return(&sdev->num_srq) > SOFTIW_MAX_SRQ) {
+		ret = -ENOMEM;
+		goto err_count;
+	}
+	ret = softiw_wq_init(&srq->rq, a->max_wr, sizeof(struct softiw_rqe));
+	if (ret)
+		goto err_count;
+	srq->max_sge = a->max_sge;
+	/* srq_limit is meaningless at creation: armed by modify_srq only */
+	srq->limit = 0;
+	srq->is_user = !!udata;
+	a->max_wr = srq->rq.max_wr;
+	return 0;
+
+err_count:
+	atomic_dec(&sdev->num_srq);
+	return ret;
+}
+
+int softiw_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		      enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct softiw_srq *srq = to_softiw_srq(ibsrq);
+	unsigned long flags;
+	int ret = 0;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	/* resizing is not supported */
+	if (mask & IB_SRQ_MAX_WR)
+		return -EINVAL;
+	if (!(mask & IB_SRQ_LIMIT))
+		return 0;
+	spin_lock_irqsave(&srq->rq.lock, flags);
+	if (attr->srq_limit > srq->rq.max_wr)
+		ret = -EINVAL;
+	else
+		srq->limit = attr->srq_limit;
+	spin_unlock_irqrestore(&srq->rq.lock, flags);
+	return ret;
+}
+
+int softiw_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct softiw_srq *srq = to_softiw_srq(ibsrq);
+
+	attr->max_wr = srq->rq.max_wr;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = READ_ONCE(srq->limit);
+	return 0;
+}
+
+int softiw_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct softiw_srq *srq = to_softiw_srq(ibsrq);
+
+	/* ib_core refuses while a QP still uses the SRQ */
+	vfree(srq->rq.slots);
+	atomic_dec(&to_softiw_dev(ibsrq->device)->num_srq);
+	return 0;
+}
+
+int softiw_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			 const struct ib_recv_wr **bad_wr)
+{
+	struct softiw_srq *srq = to_softiw_srq(ibsrq);
+	struct softiw_rqe rqe;
+	unsigned long flags;
+	int ret = 0;
+
+	for (; wr; wr = wr->next) {
+		ret = softiw_rqe_from_wr(&rqe, wr, srq->max_sge);
+		if (ret)
+			break;
+		spin_lock_irqsave(&srq->rq.lock, flags);
+		if (srq->rq.head - srq->rq.tail >= srq->rq.max_wr)
+			ret = -ENOMEM;
+		else
+			memcpy(softiw_wq_slot(&srq->rq, srq->rq.head++,
+					      sizeof(rqe)), &rqe, sizeof(rqe));
+		spin_unlock_irqrestore(&srq->rq.lock, flags);
+		if (ret)
+			break;
+	}
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
+
+static void srq_limit_event(struct softiw_srq *srq)
+{
+	struct ib_event ev = {
+		.device = srq->ibsrq.device,
+		.element.srq = &srq->ibsrq,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
+
+	if (srq->ibsrq.event_handler)
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+}
+
+bool softiw_srq_take(struct softiw_srq *srq, struct softiw_rqe *rqe,
+		     struct softiw_qp *qp)
+{
+	unsigned long flags;
+	bool ok = false, limit = false;
+
+	spin_lock_irqsave(&srq->rq.lock, flags);
+	if (srq->rq.tail != srq->rq.head) {
+		*rqe = *(struct softiw_rqe *)softiw_wq_slot(&srq->rq,
+							   srq->rq.tail,
+							   sizeof(*rqe));
+		srq->rq.tail++;
+		ok = true;
+		if (srq->limit && srq->rq.head - srq->rq.tail < srq->limit) {
+			srq->limit = 0;		/* disarmed until re-armed */
+			limit = true;
+		}
+	}
+	spin_unlock_irqrestore(&srq->rq.lock, flags);
+	if (limit)
+		srq_limit_event(srq);
+	return ok;
+}

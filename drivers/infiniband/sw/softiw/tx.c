@@ -1,2 +1,875 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* placeholder: the data path (issue 4) fills this file */
+/*
+ * softiw TX engine: one work item per QP turns a queued Terminate, the
+ * RTR, inbound Read Requests (qp->ird) and SQ entries into FPDUs with the
+ * wire core, stages up to SOFTIW_TX_BATCH octets of them and hands the
+ * whole batch to TCP in one kernel_sendmsg().  Every FPDU stays a single
+ * MULPDU-sized DDP segment (aligned to the TCP segments a standard peer
+ * expects); only the number of socket calls shrinks.
+ *
+ * The module-wide workqueue is WQ_UNBOUND | WQ_MEM_RECLAIM: kernel ULPs
+ * (NFS/RDMA, NVMe-oF) may sit in the memory reclaim path, so TX must make
+ * progress without allocating a worker, and unbound workers let the
+ * scheduler spread many QPs over the CPUs instead of running a QP's batch
+ * on the CPU that happened to post.
+ *
+ * Locking: everything in qp->tx except @lock, @stopped and @term* is only
+ * touched by the work item (a work item never runs twice at once).
+ * tx.lock (irqsave) guards @stopped against softiw_tx_kick() so that no
+ * work is queued after detach, and the Terminate hand-over.  qp->sq.lock
+ * guards qp->ord_outstanding (TX increments, RX decrements); qp->ird.lock
+ * guards the ird ring indices.  No lock is held across kernel_sendmsg():
+ * its release_sock() may run our own data_ready.
+ */
+#include <linux/crc32c.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/socket.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "softiw.h"
+#include "mem.h"
+#include "cm.h"
+#include "cq.h"
+#include "qp.h"
+#include "txrx.h"
+
+/* Octets of FPDUs gathered before one kernel_sendmsg(). */
+#define SOFTIW_TX_BATCH		(64 * 1024)
+/* Largest ULPDU we build: a full-size DDP segment or a Terminate. */
+#define SOFTIW_TX_MULPDU_MAX	0xffffu
+
+enum {
+	TX_CUR_NONE,
+	TX_CUR_WQE,		/* qp->tx.wqe, segmented by tx.seg */
+	TX_CUR_RRESP,		/* qp->tx.rresp, segmented by tx.seg */
+};
+
+static struct workqueue_struct *softiw_tx_wq;
+
+static u32 tx_crc32c(u32 crc, const void *buf, unsigned int len)
+{
+	return crc32c(crc, buf, len);
+}
+
+void softiw_tx_kick(struct softiw_qp *qp)
+{
+	unsigned long flags;
+
+	/* Pairs with the release in softiw_txrx_attach(): lock is set up. */
+	if (!smp_load_acquire(&qp->tx.sock))
+		return;
+	spin_lock_irqsave(&qp->tx.lock, flags);
+	if (!qp->tx.stopped)
+		queue_work(softiw_tx_wq, &qp->tx.work);
+	spin_unlock_irqrestore(&qp->tx.lock, flags);
+}
+
+void softiw_tx_terminate(struct softiw_qp *qp,
+			 const struct softiw_rdmap_term *t)
+{
+	unsigned long flags;
+
+	/* As in softiw_tx_kick(): tx.lock is initialised once sock is set. */
+	if (!smp_load_acquire(&qp->tx.sock))
+		return;
+	spin_lock_irqsave(&qp->tx.lock, flags);
+	if (!qp->tx.term_pending && !qp->tx.term_sent) {
+		qp->tx.term = *t;
+		qp->tx.term_pending = true;
+	}
+	if (!qp->tx.stopped)
+		queue_work(softiw_tx_wq, &qp->tx.work);
+	spin_unlock_irqrestore(&qp->tx.lock, flags);
+}
+
+/* Room in the staging buffer for one FPDU carrying @ulpdu_len octets? */
+static bool tx_room(struct softiw_qp_tx *tx, u32 ulpdu_len)
+{
+	u32 wire = softiw_mpa_wire_len(ulpdu_len, tx->mpa.markers,
+				       tx->mpa.pos);
+
+	if (tx->buf_len && tx->buf_len + wire > SOFTIW_TX_BATCH)
+		return false;
+	return tx->buf_len + wire <= tx->buf_size;
+}
+
+/* Frame the ULPDU in tx->ulpdu into the staging buffer. */
+static int tx_frame(struct softiw_qp_tx *tx, u32 ulpdu_len)
+{
+	int n = softiw_mpa_fpdu_build(&tx->mpa, tx->ulpdu, ulpdu_len,
+				      tx->buf + tx->buf_len,
+				      tx->buf_size - tx->buf_len);
+
+	if (n < 0)
+		return n;
+	tx->buf_len += n;
+	return 0;
+}
+
+/* Frame one DDP segment: header @h, then @plen payload octets already at
+ * tx->ulpdu + header length.  The caller checked the room.
+ */
+static int tx_segment(struct softiw_qp_tx *tx, const struct softiw_ddp_hdr *h,
+		      u32 plen)
+{
+	int hlen = softiw_ddp_hdr_encode(h, tx->ulpdu, tx->ulpdu_size);
+
+	if (hlen < 0)
+		return hlen;
+	return tx_frame(tx, hlen + plen);
+}
+
+static u32 tx_mem_err(int err)
+{
+	switch (err) {
+	case -EACCES:
+		return SOFTIW_RDMAP_ERR_ACCESS;
+	case -EPERM:
+		return SOFTIW_RDMAP_ERR_NOT_ASSOCIATED;
+	case -ERANGE:
+		return SOFTIW_RDMAP_ERR_BOUNDS;
+	default:
+		return SOFTIW_RDMAP_ERR_INVALID_STAG;
+	}
+}
+
+/*
+ * Copy @len payload octets from offset @off of @wqe's local buffers to
+ * @dst.  Each SGE's lkey is looked up and checked (local read, PD) for
+ * exactly the octets used, so a region revoked mid-message is refused.
+ */
+static int tx_gather(struct softiw_qp *qp, struct softiw_wqe *wqe, u32 off,
+		     u8 *dst, u32 len)
+{
+	u32 i;
+
+	if (wqe->flags & SOFTIW_WQE_INLINE) {
+		if (off > sizeof(wqe->inline_data) ||
+		    len > sizeof(wqe->inline_data) - off)
+			return -EINVAL;
+		memcpy(dst, wqe->inline_data + off, len);
+		return 0;
+	}
+	for (i = 0; i < wqe->num_sge && i < SOFTIW_MAX_SGE && len; i++) {
+		struct softiw_sge *sge = &wqe->sge[i];
+		struct softiw_mem *mem;
+		u32 n;
+
+		if (off >= sge->length) {
+			off -= sge->length;
+			continue;
+		}
+		n = min(len, sge->length - off);
+		mem = softiw_mem_get(qp->sdev, sge->lkey);
+		if (!mem)
+			return -ENOENT;
+		if (softiw_mem_check(mem, qp->pd, sge->addr + off, n,
+				     SOFTIW_ACCESS_LOCAL_READ)) {
+			softiw_mem_put(mem);
+			return -EACCES;
+		}
+		softiw_mem_copy_out(mem, sge->addr + off, dst, n);
+		softiw_mem_put(mem);
+		dst += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -EINVAL : 0;
+}
+
+/* Check every SGE of @wqe up front (@access for each), before any octet
+ * of the message goes out.
+ */
+static int tx_check_sges(struct softiw_qp *qp, struct softiw_wqe *wqe,
+			 int access)
+{
+	u64 total = 0;
+	u32 i;
+
+	if (wqe->flags & SOFTIW_WQE_INLINE)
+		return wqe->length <= SOFTIW_MAX_INLINE ? 0 : -EINVAL;
+	if (wqe->num_sge > SOFTIW_MAX_SGE)
+		return -EINVAL;
+	for (i = 0; i < wqe->num_sge; i++) {
+		struct softiw_sge *sge = &wqe->sge[i];
+		struct softiw_mem *mem;
+		int ret;
+
+		total += sge->length;
+		if (!sge->length)
+			continue;
+		mem = softiw_mem_get(qp->sdev, sge->lkey);
+		if (!mem)
+			return -ENOENT;
+		ret = softiw_mem_check(mem, qp->pd, sge->addr, sge->length,
+				       access);
+		softiw_mem_put(mem);
+		if (ret)
+			return ret;
+	}
+	return total == wqe->length ? 0 : -EINVAL;
+}
+
+/* A local error on @wqe: complete it with @status, QP to ERROR. */
+static void tx_wqe_fail(struct softiw_qp *qp, struct softiw_wqe *wqe,
+			u8 status)
+{
+	qp->tx.wqe = NULL;
+	qp->tx.cur = TX_CUR_NONE;
+	softiw_sq_done(qp, wqe, status);
+	softiw_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
+}
+
+/* Fast registration (IB_WR_REG_MR): the MR takes the new key and access. */
+static int tx_reg_mr(struct softiw_qp *qp, struct softiw_wqe *wqe)
+{
+	struct softiw_mem *mem;
+	unsigned long flags;
+
+	if (!wqe->reg_mr)
+		return -EINVAL;
+	mem = to_softiw_mem(wqe->reg_mr);
+	/* only fast-register MRs of this PD, same STag index */
+	if (!mem->kva || mem->pd != qp->pd ||
+	    (wqe->reg_key >> 8) != (mem->stag >> 8))
+		return -EPERM;
+	/*
+	 * Placement reads these locklessly (softiw_mem_get() and
+	 * softiw_mem_check() use READ_ONCE); @valid goes last, so a lookup
+	 * that sees it also sees the new range and rights.
+	 */
+	spin_lock_irqsave(&mem->lock, flags);
+	WRITE_ONCE(mem->access, wqe->reg_access);
+	WRITE_ONCE(mem->iova, mem->ibmr.iova);
+	WRITE_ONCE(mem->len, mem->ibmr.length);
+	mem->ibmr.lkey = wqe->reg_key;
+	mem->ibmr.rkey = wqe->reg_key;
+	WRITE_ONCE(mem->stag, wqe->reg_key);
+	smp_wmb();	/* range and rights before @valid, see above */
+	WRITE_ONCE(mem->valid, true);
+	spin_unlock_irqrestore(&mem->lock, flags);
+	return 0;
+}
+
+/* Take the ORD credit for one Read Request; false if none is free. */
+static bool tx_ord_take(struct softiw_qp *qp)
+{
+	unsigned long flags;
+	bool ok = false;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	if (qp->ord_outstanding < qp->params.ord) {
+		qp->ord_outstanding++;
+		ok = true;
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	return ok;
+}
+
+static bool tx_reads_outstanding(struct softiw_qp *qp)
+{
+	return READ_ONCE(qp->ord_outstanding) != 0;
+}
+
+/* Stage the single-segment Read Request of @wqe (or the Read RTR). */
+static int tx_read_req(struct softiw_qp *qp, struct softiw_wqe *wqe)
+{
+	struct softiw_qp_tx *tx = &qp->tx;
+	struct softiw_rdmap_read_req rr = {};
+	struct softiw_rdmap_hdr h;
+	int hlen, n;
+
+	softiw_rdmap_hdr_init(&h, SOFTIW_RDMAP_READ_REQ, 0, 0, tx->msn_rreq, 0);
+	h.ddp.last = true;
+	if (wqe && wqe->num_sge) {
+		rr.sink_stag = wqe->sge[0].lkey;
+		rr.sink_to = wqe->sge[0].addr;
+	}
+	if (wqe) {
+		rr.size = wqe->length;
+		rr.src_stag = wqe->rkey;
+		rr.src_to = wqe->remote_addr;
+	}
+	hlen = softiw_ddp_hdr_encode(&h.ddp, tx->ulpdu, tx->ulpdu_size);
+	if (hlen < 0)
+		return hlen;
+	n = softiw_rdmap_read_req_encode(&rr, tx->ulpdu + hlen,
+					 tx->ulpdu_size - hlen);
+	if (n < 0)
+		return n;
+	n = tx_frame(tx, hlen + n);
+	if (!n)
+		tx->msn_rreq = softiw_ddp_msn_next(tx->msn_rreq);
+	return n;
+}
+
+/* The RTR of RFC 6581: the initiator's first FPDU. */
+static int tx_rtr(struct softiw_qp *qp)
+{
+	struct softiw_qp_tx *tx = &qp->tx;
+	struct softiw_rdmap_hdr h;
+	int ret;
+
+	if (!tx_room(tx, SOFTIW_DDP_UNTAGGED_HDR_LEN +
+			 SOFTIW_RDMAP_READ_REQ_LEN))
+		return -ENOSPC;
+	if (qp->params.rtr & SOFTIW_MPA_RTR_WRITE) {
+		softiw_rdmap_hdr_init(&h, SOFTIW_RDMAP_WRITE, 0, 0, 0, 0);
+		h.ddp.last = true;
+		ret = tx_segment(tx, &h.ddp, 0);
+	} else if (qp->params.rtr & SOFTIW_MPA_RTR_READ) {
+		/* Uses one ORD credit; RX returns it on the Read Response. */
+		if (!tx_ord_take(qp))
+			return -EPROTO;
+		WRITE_ONCE(qp->rx.rtr_read, true);
+		ret = tx_read_req(qp, NULL);
+	} else {
+		softiw_rdmap_hdr_init(&h, SOFTIW_RDMAP_SEND, 0, 0,
+				      tx->msn_send, 0);
+		h.ddp.last = true;
+		ret = tx_segment(tx, &h.ddp, 0);
+		if (!ret)
+			tx->msn_send = softiw_ddp_msn_next(tx->msn_send);
+	}
+	if (!ret)
+		tx->rtr_pending = false;
+	return ret;
+}
+
+/* Stage the queued Terminate; afterwards nothing else is sent. */
+static void tx_term(struct softiw_qp *qp)
+{
+	struct softiw_qp_tx *tx = &qp->tx;
+	struct softiw_rdmap_term t;
+	unsigned long flags;
+	int n;
+
+	spin_lock_irqsave(&tx->lock, flags);
+	t = tx->term;
+	spin_unlock_irqrestore(&tx->lock, flags);
+	n = softiw_rdmap_term_encode(&t, tx->msn_term, tx->ulpdu,
+				     tx->ulpdu_size);
+	if (n < 0 || !tx_room(tx, n))
+		return;		/* retried once the batch is out */
+	if (tx_frame(tx, n))
+		return;
+	tx->msn_term = softiw_ddp_msn_next(tx->msn_term);
+	spin_lock_irqsave(&tx->lock, flags);
+	tx->term_pending = false;
+	tx->term_sent = true;
+	spin_unlock_irqrestore(&tx->lock, flags);
+}
+
+/* Next segment of the current message; false when it did not fit. */
+static bool tx_next_segment(struct softiw_qp *qp, bool *done, int *err)
+{
+	struct softiw_qp_tx *tx = &qp->tx;
+	struct softiw_ddp_segmenter save = tx->seg;
+	struct softiw_ddp_hdr h;
+	u32 off, plen, hlen;
+
+	*err = 0;
+	if (!softiw_ddp_seg_next(&tx->seg, &h, &off, &plen)) {
+		*done = true;
+		return true;
+	}
+	hlen = softiw_ddp_hdr_len(h.tagged);
+	if (!tx_room(tx, hlen + plen)) {
+		tx->seg = save;
+		return false;
+	}
+	if (tx->cur == TX_CUR_WQE) {
+		*err = tx_gather(qp, tx->wqe, off, tx->ulpdu + hlen, plen);
+	} else if (plen) {
+		struct softiw_mem *mem;
+
+		mem = softiw_mem_get(qp->sdev, tx->rresp.src_stag);
+		*err = mem ? softiw_mem_check(mem, qp->pd,
+					      tx->rresp.src_to + off, plen,
+					      IB_ACCESS_REMOTE_READ) : -ENOENT;
+		if (!*err)
+			softiw_mem_copy_out(mem, tx->rresp.src_to + off,
+					    tx->ulpdu + hlen, plen);
+		if (mem)
+			softiw_mem_put(mem);
+	}
+	if (!*err)
+		*err = tx_segment(tx, &h, plen);
+	*done = h.last;
+	return true;
+}
+
+/* Pop the Read Request at the head of qp->ird into tx->rresp. */
+static bool tx_rresp_start(struct softiw_qp *qp)
+{
+	struct softiw_qp_tx *tx = &qp->tx;
+	struct softiw_read_req *rr;
+	struct softiw_rdmap_hdr h;
+	unsigned long flags;
+	bool found = false;
+	int err;
+
+	spin_lock_irqsave(&qp->ird.lock, flags);
+	if (qp->ird.slots && qp->ird.tail != qp->ird.head) {
+		rr = softiw_wq_slot(&qp->ird, qp->ird.tail, sizeof(*rr));
+		tx->rresp.sink_stag = rr->sink_stag;
+		tx->rresp.sink_to = rr->sink_to;
+		tx->rresp.len = rr->len;
+		tx->rresp.src_stag = rr->src_stag;
+		tx->rresp.src_to = rr->src_to;
+		qp->ird.tail++;
+		found = true;
+	}
+	spin_unlock_irqrestore(&qp->ird.lock, flags);
+	if (!found)
+		return false;
+
+	/* Check the whole source once; each segment re-checks its part. */
+	if (tx->rresp.len) {
+		struct softiw_mem *mem = softiw_mem_get(qp->sdev,
+							tx->rresp.src_stag);
+
+		err = mem ? softiw_mem_check(mem, qp->pd, tx->rresp.src_to,
+					     tx->rresp.len,
+					     IB_ACCESS_REMOTE_READ) : -ENOENT;
+		if (mem)
+			softiw_mem_put(mem);
+		if (err) {
+			softiw_qp_terminate(qp, tx_mem_err(err), NULL, 0);
+			return false;
+		}
+	}
+	softiw_rdmap_hdr_init(&h, SOFTIW_RDMAP_READ_RESP, tx->rresp.sink_stag,
+			      tx->rresp.sink_to, 0, 0);
+	if (softiw_ddp_seg_init(&tx->seg, &h.ddp, tx->rresp.len, tx->mulpdu))
+		return false;
+	tx->cur = TX_CUR_RRESP;
+	return true;
+}
+
+/*
+ * Start @wqe.  Returns true if it became the current message; false if
+ * it was handled at once (LOCAL_INV, REG_MR, a failure) or must wait
+ * (ORD, fence: then it stays in tx->wqe with tx->cur NONE).
+ */
+static bool tx_wqe_start(struct softiw_qp *qp, struct softiw_wqe *wqe)
+{
+	struct softiw_qp_tx *tx = &qp->tx;
+	struct softiw_rdmap_hdr h;
+	u8 op;
+	int ret;
+
+	tx->wqe = wqe;
+	tx->wqe_off = 0;
+	if ((wqe->flags & SOFTIW_WQE_FENCE) && tx_reads_outstanding(qp))
+		return false;
+	switch (wqe->opcode) {
+	case SOFTIW_WR_SEND:
+	case SOFTIW_WR_SEND_INV:
+		if (wqe->opcode == SOFTIW_WR_SEND_INV)
+			op = (wqe->flags & SOFTIW_WQE_SOLICITED) ?
+			     SOFTIW_RDMAP_SEND_SE_INV : SOFTIW_RDMAP_SEND_INV;
+		else
+			op = (wqe->flags & SOFTIW_WQE_SOLICITED) ?
+			     SOFTIW_RDMAP_SEND_SE : SOFTIW_RDMAP_SEND;
+		softiw_rdmap_hdr_init(&h, op, 0, 0, tx->msn_send,
+				      wqe->inv_stag);
+		break;
+	case SOFTIW_WR_WRITE:
+		softiw_rdmap_hdr_init(&h, SOFTIW_RDMAP_WRITE, wqe->rkey,
+				      wqe->remote_addr, 0, 0);
+		break;
+	case SOFTIW_WR_READ:
+		if (!qp->params.ord || wqe->num_sge > 1 ||
+		    (wqe->length && !wqe->num_sge) ||
+		    (wqe->flags & SOFTIW_WQE_INLINE)) {
+			tx_wqe_fail(qp, wqe, IB_WC_LOC_QP_OP_ERR);
+			return false;
+		}
+		if (wqe->length && tx_check_sges(qp, wqe, IB_ACCESS_LOCAL_WRITE)) {
+			tx_wqe_fail(qp, wqe, IB_WC_LOC_PROT_ERR);
+			return false;
+		}
+		if (!tx_room(tx, SOFTIW_DDP_UNTAGGED_HDR_LEN +
+				 SOFTIW_RDMAP_READ_REQ_LEN))
+			return false;
+		if (!tx_ord_take(qp))
+			return false;	/* RX kicks us when one returns */
+		ret = tx_read_req(qp, wqe);
+		tx->wqe = NULL;
+		/* The Read Response completes it (rx.c). */
+		if (ret)
+			softiw_qp_error(qp, IB_EVENT_QP_FATAL);
+		return false;
+	case SOFTIW_WR_LOCAL_INV:
+		tx->wqe = NULL;
+		ret = softiw_mem_invalidate(qp->sdev, wqe->inv_stag, qp->pd,
+					    false);
+		softiw_sq_done(qp, wqe, ret ? IB_WC_LOC_PROT_ERR :
+				       IB_WC_SUCCESS);
+		if (ret)
+			softiw_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
+		return false;
+	case SOFTIW_WR_REG_MR:
+		tx->wqe = NULL;
+		ret = tx_reg_mr(qp, wqe);
+		softiw_sq_done(qp, wqe, ret ? IB_WC_LOC_PROT_ERR :
+				       IB_WC_SUCCESS);
+		if (ret)
+			softiw_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
+		return false;
+	default:
+		tx_wqe_fail(qp, wqe, IB_WC_LOC_QP_OP_ERR);
+		return false;
+	}
+	if (tx_check_sges(qp, wqe, SOFTIW_ACCESS_LOCAL_READ)) {
+		tx_wqe_fail(qp, wqe, IB_WC_LOC_PROT_ERR);
+		return false;
+	}
+	if (softiw_ddp_seg_init(&tx->seg, &h.ddp, wqe->length, tx->mulpdu)) {
+		tx_wqe_fail(qp, wqe, IB_WC_LOC_QP_OP_ERR);
+		return false;
+	}
+	tx->cur = TX_CUR_WQE;
+	return true;
+}
+
+/* The SQ side of tx_pick(). */
+static bool tx_pick_sq(struct softiw_qp *qp)
+{
+	struct softiw_qp_tx *tx = &qp->tx;
+	struct softiw_wqe *wqe;
+
+	if (tx->wqe)			/* an entry waiting for ORD or fence */
+		return tx_wqe_start(qp, tx->wqe);
+	while (!READ_ONCE(tx->stopped) &&
+	       tx->nr_pend < ARRAY_SIZE(tx->pend) &&
+	       (wqe = softiw_sq_next(qp))) {
+		if (tx_wqe_start(qp, wqe))
+			return true;
+		if (tx->wqe)
+			break;		/* waits for ORD, fence or room */
+	}
+	return false;
+}
+
+/* Pick the next message: Read Responses and SQ entries take turns. */
+static bool tx_pick(struct softiw_qp *qp)
+{
+	struct softiw_qp_tx *tx = &qp->tx;
+	bool sq_first = tx->prefer_sq;
+
+	if (sq_first && tx_pick_sq(qp)) {
+		tx->prefer_sq = false;
+		return true;
+	}
+	if (tx_rresp_start(qp)) {
+		tx->prefer_sq = true;
+		return true;
+	}
+	if (!sq_first && tx_pick_sq(qp)) {
+		tx->prefer_sq = true;
+		return true;
+	}
+	return false;
+}
+
+/* A message's last segment is staged. */
+static void tx_msg_done(struct softiw_qp *qp)
+{
+	struct softiw_qp_tx *tx = &qp->tx;
+	struct softiw_wqe *wqe = tx->wqe;
+
+	if (tx->cur == TX_CUR_WQE) {
+		if (wqe->opcode == SOFTIW_WR_SEND ||
+		    wqe->opcode == SOFTIW_WR_SEND_INV)
+			tx->msn_send = softiw_ddp_msn_next(tx->msn_send);
+		tx->pend[tx->nr_pend].wqe = wqe;
+		tx->pend[tx->nr_pend].end = tx->buf_len;
+		tx->nr_pend++;
+		tx->wqe = NULL;
+	}
+	tx->cur = TX_CUR_NONE;
+}
+
+/* Stage FPDUs until the batch is full or nothing is left; true if any. */
+static bool tx_fill(struct softiw_qp *qp)
+{
+	struct softiw_qp_tx *tx = &qp->tx;
+	u32 start = tx->buf_len;
+	bool done;
+	int err;
+
+	while (!READ_ONCE(tx->stopped)) {
+		if (READ_ONCE(tx->term_pending)) {
+			tx_term(qp);
+			break;
+		}
+		if (tx->rtr_pending) {
+			if (tx_rtr(qp))
+				break;
+			continue;
+		}
+		/* RFC 6581: the responder sends nothing before the RTR. */
+		if (READ_ONCE(qp->rx.rtr_pending))
+			break;
+		if (tx->cur == TX_CUR_NONE) {
+			if (tx->nr_pend == ARRAY_SIZE(tx->pend) || !tx_pick(qp))
+				break;
+			continue;
+		}
+		if (!tx_next_segment(qp, &done, &err))
+			break;		/* batch full */
+		if (err) {
+			if (tx->cur == TX_CUR_WQE) {
+				tx_wqe_fail(qp, tx->wqe, IB_WC_LOC_PROT_ERR);
+			} else {
+				tx->cur = TX_CUR_NONE;
+				softiw_qp_terminate(qp, tx_mem_err(err), NULL, 0);
+			}
+			break;
+		}
+		if (done)
+			tx_msg_done(qp);
+	}
+	return tx->buf_len > start;
+}
+
+/* Complete the staged WQEs TCP has fully accepted. */
+static void tx_complete(struct softiw_qp *qp)
+{
+	struct softiw_qp_tx *tx = &qp->tx;
+	u32 i, n = 0;
+
+	for (i = 0; i < tx->nr_pend; i++) {
+		if (tx->pend[i].end > tx->buf_sent)
+			break;
+		softiw_sq_done(qp, tx->pend[i].wqe, IB_WC_SUCCESS);
+		n++;
+	}
+	if (!n)
+		return;
+	memmove(tx->pend, tx->pend + n, (tx->nr_pend - n) * sizeof(tx->pend[0]));
+	tx->nr_pend -= n;
+}
+
+/*
+ * Hand the staged octets to TCP without blocking.  Returns 0 when all
+ * went out, -EAGAIN when the socket is full (write_space re-queues us;
+ * TCP set SOCK_NOSPACE before refusing, so the wakeup cannot be lost),
+ * or another -errno when the stream is broken.
+ */
+static int tx_push(struct softiw_qp *qp, bool complete)
+{
+	struct softiw_qp_tx *tx = &qp->tx;
+	int ret = 0;
+
+	while (tx->buf_sent < tx->buf_len) {
+		struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+		struct kvec iov = {
+			.iov_base = tx->buf + tx->buf_sent,
+			.iov_len = tx->buf_len - tx->buf_sent,
+		};
+
+		ret = kernel_sendmsg(tx->sock, &msg, &iov, 1, iov.iov_len);
+		if (ret <= 0) {
+			ret = ret ? ret : -EAGAIN;
+			break;
+		}
+		tx->buf_sent += ret;
+		ret = 0;
+	}
+	if (complete)
+		tx_complete(qp);
+	if (!ret) {
+		tx->buf_len = 0;
+		tx->buf_sent = 0;
+		/* completions refer to offsets of the batch just sent */
+		tx->nr_pend = complete ? tx->nr_pend : 0;
+	}
+	return ret;
+}
+
+/* Best effort, never blocking: what is staged, then a queued Terminate. */
+static void tx_final(struct softiw_qp *qp)
+{
+	struct softiw_qp_tx *tx = &qp->tx;
+
+	if (!tx->buf || tx_push(qp, false))
+		return;
+	if (tx->term_pending && !tx->term_sent) {
+		tx_term(qp);
+		tx_push(qp, false);
+	}
+}
+
+static void tx_work(struct work_struct *work)
+{
+	struct softiw_qp *qp = container_of(work, struct softiw_qp, tx.work);
+	struct softiw_qp_tx *tx = &qp->tx;
+	int ret;
+
+	while (!READ_ONCE(tx->stopped)) {
+		ret = tx_push(qp, true);
+		if (ret == -EAGAIN)
+			return;
+		if (ret) {
+			softiw_qp_error(qp, IB_EVENT_QP_FATAL);
+			return;
+		}
+		if (tx->term_sent || !tx_fill(qp))
+			return;
+		cond_resched();
+	}
+	/* Stopped from inside this work (a Terminate for a local error). */
+	tx_final(qp);
+}
+
+static void tx_write_space(struct sock *sk)
+{
+	struct softiw_qp *qp;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	qp = softiw_cm_sk_qp(sk);
+	if (qp && !qp->rx.detached && sk_stream_is_writeable(sk)) {
+		if (sk->sk_socket)
+			clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		softiw_tx_kick(qp);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+int softiw_txrx_attach(struct softiw_qp *qp, struct socket *sock)
+{
+	struct softiw_qp_tx *tx = &qp->tx;
+	struct sock *sk = sock->sk;
+	u32 mulpdu = min_t(u32, qp->params.mulpdu, SOFTIW_TX_MULPDU_MAX);
+	u32 ulpdu_size;
+
+	/* The smallest segment we must build is a whole Read Request. */
+	if (mulpdu < SOFTIW_DDP_UNTAGGED_HDR_LEN + SOFTIW_RDMAP_READ_REQ_LEN)
+		return -EINVAL;
+	if (tx->sock)
+		return -EBUSY;
+	ulpdu_size = max_t(u32, mulpdu, SOFTIW_DDP_UNTAGGED_HDR_LEN +
+			   SOFTIW_RDMAP_TERM_MAX_LEN);
+	memset(tx, 0, sizeof(*tx));
+	tx->ulpdu_size = ulpdu_size;
+	tx->ulpdu = kvmalloc(ulpdu_size, GFP_KERNEL);
+	if (!tx->ulpdu)
+		return -ENOMEM;
+	/* One more FPDU than the batch, Markers included. */
+	tx->buf_size = SOFTIW_TX_BATCH + ulpdu_size + SOFTIW_MPA_HDR_LEN + 3 +
+		       SOFTIW_MPA_CRC_LEN +
+		       SOFTIW_MPA_MARKER_LEN * (ulpdu_size / 256 + 2);
+	tx->buf = kvmalloc(tx->buf_size, GFP_KERNEL);
+	if (!tx->buf)
+		goto err_free_ulpdu;
+
+	spin_lock_init(&tx->lock);
+	INIT_WORK(&tx->work, tx_work);
+	tx->mulpdu = mulpdu;
+	tx->mpa.crc32c = tx_crc32c;
+	tx->mpa.crc = qp->params.crc;
+	tx->mpa.markers = qp->params.markers_tx;
+	tx->msn_send = SOFTIW_DDP_MSN_INITIAL;
+	tx->msn_rreq = SOFTIW_DDP_MSN_INITIAL;
+	tx->msn_term = SOFTIW_DDP_MSN_INITIAL;
+	tx->rtr_pending = qp->params.initiator && qp->params.rtr;
+	if (softiw_rx_init(qp))
+		goto err_free_buf;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	tx->saved_data_ready = sk->sk_data_ready;
+	tx->saved_write_space = sk->sk_write_space;
+	sk->sk_data_ready = softiw_rx_data_ready;
+	sk->sk_write_space = tx_write_space;
+	/* Publishes the initialised state to softiw_tx_kick(). */
+	smp_store_release(&tx->sock, sock);
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	/* FPDUs that arrived before the callbacks were ours. */
+	lock_sock(sk);
+	softiw_rx_data_ready(sk);
+	release_sock(sk);
+	softiw_tx_kick(qp);
+	return 0;
+
+err_free_buf:
+	kvfree(tx->buf);
+	tx->buf = NULL;
+err_free_ulpdu:
+	kvfree(tx->ulpdu);
+	tx->ulpdu = NULL;
+	return -ENOMEM;
+}
+
+/* Is the caller one of our own engine contexts for @qp? */
+static bool txrx_in_engine(struct softiw_qp *qp)
+{
+	return !in_task() || current_work() == &qp->tx.work ||
+	       READ_ONCE(qp->rx.owner) == current;
+}
+
+void softiw_txrx_detach(struct softiw_qp *qp)
+{
+	struct softiw_qp_tx *tx = &qp->tx;
+	struct socket *sock = READ_ONCE(tx->sock);
+	unsigned long flags;
+	struct sock *sk;
+
+	if (!sock)
+		return;
+	sk = sock->sk;
+	spin_lock_irqsave(&tx->lock, flags);
+	tx->stopped = true;
+	spin_unlock_irqrestore(&tx->lock, flags);
+	WRITE_ONCE(qp->rx.stopped, true);
+	/*
+	 * From softirq, from the TX work or from inside our data_ready we
+	 * can neither take sk_callback_lock for writing nor wait for
+	 * ourselves: the engines are stopped, and the next call from plain
+	 * process context (destroy_qp at the latest) finishes the job.
+	 */
+	if (txrx_in_engine(qp))
+		return;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	if (!qp->rx.detached) {
+		/*
+		 * A data_ready that already loaded our pointer sees
+		 * @detached under the read lock and does nothing.
+		 */
+		qp->rx.detached = true;
+		sk->sk_data_ready = tx->saved_data_ready;
+		sk->sk_write_space = tx->saved_write_space;
+	}
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	cancel_work_sync(&tx->work);
+	tx_final(qp);
+	softiw_rx_release(qp);
+	kvfree(tx->buf);
+	tx->buf = NULL;
+	kvfree(tx->ulpdu);
+	tx->ulpdu = NULL;
+	tx->wqe = NULL;
+	tx->nr_pend = 0;
+	WRITE_ONCE(tx->sock, NULL);
+}
+
+int softiw_txrx_init(void)
+{
+	softiw_tx_wq = alloc_workqueue("softiw_tx", WQ_UNBOUND | WQ_MEM_RECLAIM,
+				       0);
+	return softiw_tx_wq ? 0 : -ENOMEM;
+}
+
+void softiw_txrx_exit(void)
+{
+	destroy_workqueue(softiw_tx_wq);
+}

@@ -31,6 +31,16 @@
 
 struct softiw_qp;
 struct softiw_wqe;
+struct softiw_rqe;
+
+/* The Read Response the TX engine is sending (copied from qp->ird). */
+struct softiw_tx_rresp {
+	u32 sink_stag;
+	u64 sink_to;
+	u32 len;
+	u32 src_stag;
+	u64 src_to;
+};
 
 /* Per-QP transmit state (tx.c). */
 struct softiw_qp_tx {
@@ -47,6 +57,26 @@ struct softiw_qp_tx {
 	u32 buf_sent;			/* of those, accepted by TCP */
 	bool stopped;			/* detached: no more work */
 	/* the TX engine may add fields below */
+	spinlock_t lock;		/* @stopped vs. kick, @term* */
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_write_space)(struct sock *sk);
+	bool term_pending;		/* @term waits to be sent */
+	bool term_sent;			/* Terminate staged: send nothing more */
+	struct softiw_rdmap_term term;
+	u32 buf_size;			/* octets allocated at @buf */
+	u8 *ulpdu;			/* one ULPDU being framed */
+	u32 ulpdu_size;
+	u32 mulpdu;			/* effective MULPDU used */
+	u8 cur;				/* message in progress: TX_CUR_* */
+	bool prefer_sq;			/* fairness: SQ next, then Read Resp */
+	bool rtr_pending;		/* initiator: RTR not yet staged */
+	struct softiw_ddp_segmenter seg;	/* segments of @cur */
+	struct softiw_tx_rresp rresp;	/* Read Response in progress */
+	u32 nr_pend;			/* WQEs staged, waiting for TCP */
+	struct softiw_tx_pend {
+		struct softiw_wqe *wqe;
+		u32 end;		/* @buf offset after its last octet */
+	} pend[16];
 };
 
 /* Per-QP receive state (rx.c). */
@@ -55,6 +85,34 @@ struct softiw_qp_rx {
 	u32 msn_expect[3];		/* next MSN expected per QN */
 	bool stopped;			/* after an error: drop everything */
 	/* the RX engine may add fields below */
+	bool detached;			/* callbacks restored: do nothing */
+	struct task_struct *owner;	/* task running data_ready, if any */
+	bool rtr_pending;		/* responder: no FPDU (RTR) received yet */
+	bool rtr_read;			/* our zero-length Read RTR unanswered */
+	u8 state;			/* RX_* parser state (rx.c) */
+	bool in_fpdu;			/* an FPDU's first octet was seen */
+	u32 crc;			/* CRC32c register over this FPDU */
+	u32 fpdu_start;			/* mpa.pos where the FPDU began */
+	u32 left;			/* octets left in @state */
+	u8 mk_got;			/* octets of the current Marker seen */
+	u8 mk[SOFTIW_MPA_MARKER_LEN];
+	u8 crc_got;
+	u8 crc_wire[SOFTIW_MPA_CRC_LEN];
+	u32 hdr_got;			/* octets in @hdr (from ULPDU_Length) */
+	u32 hdr_need;
+	u8 hdr[SOFTIW_MPA_HDR_LEN + SOFTIW_DDP_UNTAGGED_HDR_LEN +
+	       SOFTIW_RDMAP_TERM_MAX_LEN];
+	u32 ulpdu_len;
+	u32 err;			/* error found, reported after the CRC */
+	struct softiw_rdmap_hdr h;	/* header of the current segment */
+	u8 target;			/* RX_T_*: where the payload goes */
+	u64 addr;			/* tagged: next TO to place at */
+	u32 mo;				/* untagged: next MO to place at */
+	struct softiw_ddp_rx_msg msg[SOFTIW_RDMAP_NR_QN];
+	struct softiw_ddp_rx_msg msg_tagged;
+	bool have_rqe;			/* @rqe taken for the Send in progress */
+	struct softiw_rqe *rqe;		/* allocated at attach */
+	struct softiw_wqe *rresp_wqe;	/* READ the Read Response answers */
 };
 
 /* tx.c + rx.c: module-wide setup (the TX workqueue) */
@@ -83,5 +141,10 @@ void softiw_tx_kick(struct softiw_qp *qp);
  */
 void softiw_tx_terminate(struct softiw_qp *qp,
 			 const struct softiw_rdmap_term *t);
+
+/* rx.c, for tx.c: the data_ready callback and the RX state's life */
+void softiw_rx_data_ready(struct sock *sk);
+int softiw_rx_init(struct softiw_qp *qp);
+void softiw_rx_release(struct softiw_qp *qp);
 
 #endif /* SOFTIW_TXRX_H */

@@ -3,13 +3,10 @@
  * softiw verbs glue: argument checks and translation between ib_core's
  * verbs and softiw objects.
  *
- * Implemented now: device and port queries, user contexts, protection
- * domains.  The data path (CQ, QP, MR, connection management) comes in a
- * later issue; until then those verbs exist because ib_core wants them
- * (a kernel verbs provider must have the full mandatory set, and iw_cm
- * calls the iw_* ops unconditionally) and refuse with -EOPNOTSUPP.  They
- * are grouped at the end of this file, and query_device advertises none
- * of their resources.
+ * Here: device and port queries, user contexts, protection domains and
+ * the ops table.  CQs (cq.c), QPs (qp.c), SRQs (srq.c) and MRs (mem.c)
+ * implement their own verbs; the iw_cm connection ops are cm.c's
+ * softiw_cm_ops, which device.c adds to every device.
  *
  * Locking: none of its own.  ib_core serialises creation and destruction
  * of each object; the PD count is atomic.
@@ -23,6 +20,9 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "softiw.h"
+#include "cq.h"
+#include "mem.h"
+#include "qp.h"
 
 /* Driver input softiw does not understand must be absent or all zero. */
 static bool softiw_udata_in_ok(struct ib_udata *udata, size_t known)
@@ -42,6 +42,24 @@ static void softiw_device_attr_fill(struct softiw_device *sdev,
 	memset(attr, 0, sizeof(*attr));
 	attr->sys_image_guid = sdev->ibdev.node_guid;
 	attr->max_pd = SOFTIW_MAX_PD;
+	attr->max_qp = SOFTIW_MAX_QP;
+	attr->max_qp_wr = SOFTIW_MAX_QP_WR;
+	attr->max_send_sge = SOFTIW_MAX_SGE;
+	attr->max_recv_sge = SOFTIW_MAX_SGE;
+	attr->max_sge_rd = SOFTIW_MAX_SGE_RD;
+	attr->max_cq = SOFTIW_MAX_CQ;
+	attr->max_cqe = SOFTIW_MAX_CQE;
+	attr->max_mr = SOFTIW_MAX_MR;
+	attr->max_mr_size = U64_MAX;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->max_qp_rd_atom = SOFTIW_MAX_IRD;
+	attr->max_qp_init_rd_atom = SOFTIW_MAX_ORD;
+	attr->max_res_rd_atom = SOFTIW_MAX_QP * SOFTIW_MAX_IRD;
+	attr->max_srq = SOFTIW_MAX_SRQ;
+	attr->max_srq_wr = SOFTIW_MAX_SRQ_WR;
+	attr->max_srq_sge = SOFTIW_MAX_SGE;
+	attr->max_fast_reg_page_list_len = SOFTIW_MAX_FRMR_PAGES;
+	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
 	/* rdma link delete may remove a softiw device */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 }
@@ -78,10 +96,9 @@ static int softiw_query_port(struct ib_device *ibdev, u32 port,
 	attr->max_mtu = IB_MTU_4096;
 	attr->active_mtu = ib_mtu_int_to_enum(READ_ONCE(sdev->netdev->mtu));
 	attr->gid_tbl_len = 1;
-	/* no connection manager yet: IB_PORT_CM_SUP comes with it */
-	attr->port_cap_flags = 0;
-	/* no messages can be sent yet */
-	attr->max_msg_sz = 0;
+	/* connections through iw_cm (cm.c) */
+	attr->port_cap_flags = IB_PORT_CM_SUP;
+	attr->max_msg_sz = SOFTIW_MAX_MSG_SIZE;
 
 	ret = ib_get_eth_speed(ibdev, port, &attr->active_speed,
 			       &attr->active_width);
@@ -153,20 +170,6 @@ static int softiw_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
-/*
- * ---- Not implemented yet: the data path (later issue). ----
- *
- * Each create refuses with -EOPNOTSUPP, so the matching destroy, modify,
- * post and poll verbs can never be reached from ib_core; they refuse too.
- */
-
-static int softiw_create_cq(struct ib_cq *ibcq,
-			    const struct ib_cq_init_attr *attr,
-			    struct uverbs_attr_bundle *attrs)
-{
-	return -EOPNOTSUPP;
-}
-
 #ifndef SOFTIW_HAVE_CREATE_CQ_ATTRS
 /* See compat.h: the core hands us the bundle's driver_udata, or NULL. */
 static int softiw_create_cq_udata(struct ib_cq *ibcq,
@@ -181,136 +184,6 @@ static int softiw_create_cq_udata(struct ib_cq *ibcq,
 	return softiw_create_cq(ibcq, attr, attrs);
 }
 #endif
-
-static int softiw_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int softiw_poll_cq(struct ib_cq *ibcq, int num_entries,
-			  struct ib_wc *wc)
-{
-	return -EOPNOTSUPP;
-}
-
-static int softiw_req_notify_cq(struct ib_cq *ibcq,
-				enum ib_cq_notify_flags flags)
-{
-	return -EOPNOTSUPP;
-}
-
-static int softiw_create_qp(struct ib_qp *ibqp,
-			    struct ib_qp_init_attr *attr,
-			    struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int softiw_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
-			    int mask, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int softiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int softiw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-			    const struct ib_send_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-static int softiw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-			    const struct ib_recv_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-static struct ib_mr *softiw_get_dma_mr(struct ib_pd *ibpd, int access)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static struct ib_mr *softiw_reg_user_mr(struct ib_pd *ibpd, u64 start,
-					u64 len, u64 iova, int access,
-					struct ib_udata *udata)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static int softiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-/*
- * iw_cm calls these without checking that they exist.  A wildcard
- * rdma_listen() listens on every iWARP device and fails as a whole if one
- * device refuses, so softiw accepts a wildcard listen (it can never
- * deliver a connection request while it has no QPs) and refuses one
- * bound to its own address.
- */
-static bool softiw_addr_is_any(const struct sockaddr_storage *ss)
-{
-	const struct sockaddr_in *sin = (const struct sockaddr_in *)ss;
-	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)ss;
-
-	switch (ss->ss_family) {
-	case AF_INET:
-		return sin->sin_addr.s_addr == htonl(INADDR_ANY);
-	case AF_INET6:
-		return ipv6_addr_any(&sin6->sin6_addr);
-	default:
-		return false;
-	}
-}
-
-static int softiw_iw_create_listen(struct iw_cm_id *cm_id, int backlog)
-{
-	return softiw_addr_is_any(&cm_id->local_addr) ? 0 : -EOPNOTSUPP;
-}
-
-static int softiw_iw_destroy_listen(struct iw_cm_id *cm_id)
-{
-	return 0;
-}
-
-static int softiw_iw_connect(struct iw_cm_id *cm_id,
-			     struct iw_cm_conn_param *param)
-{
-	return -EOPNOTSUPP;
-}
-
-static int softiw_iw_accept(struct iw_cm_id *cm_id,
-			    struct iw_cm_conn_param *param)
-{
-	return -EOPNOTSUPP;
-}
-
-static int softiw_iw_reject(struct iw_cm_id *cm_id, const void *pdata,
-			    u8 pdata_len)
-{
-	return -EOPNOTSUPP;
-}
-
-/* No QP exists, so iw_cm's connect/accept stop at the NULL (-EINVAL). */
-static struct ib_qp *softiw_iw_get_qp(struct ib_device *ibdev, int qpn)
-{
-	return NULL;
-}
-
-static void softiw_iw_add_ref(struct ib_qp *ibqp)
-{
-}
-
-static void softiw_iw_rem_ref(struct ib_qp *ibqp)
-{
-}
 
 const struct ib_device_ops softiw_verbs_ops = {
 	.query_device = softiw_query_device,
@@ -332,18 +205,22 @@ const struct ib_device_ops softiw_verbs_ops = {
 	.req_notify_cq = softiw_req_notify_cq,
 	.create_qp = softiw_create_qp,
 	.modify_qp = softiw_modify_qp,
+	.query_qp = softiw_query_qp,
 	.destroy_qp = softiw_destroy_qp,
 	.post_send = softiw_post_send,
 	.post_recv = softiw_post_recv,
+	.create_srq = softiw_create_srq,
+	.modify_srq = softiw_modify_srq,
+	.query_srq = softiw_query_srq,
+	.destroy_srq = softiw_destroy_srq,
+	.post_srq_recv = softiw_post_srq_recv,
 	.get_dma_mr = softiw_get_dma_mr,
 	.reg_user_mr = softiw_reg_user_mr,
+	.alloc_mr = softiw_alloc_mr,
+	.map_mr_sg = softiw_map_mr_sg,
 	.dereg_mr = softiw_dereg_mr,
 
-	.iw_create_listen = softiw_iw_create_listen,
-	.iw_destroy_listen = softiw_iw_destroy_listen,
-	.iw_connect = softiw_iw_connect,
-	.iw_accept = softiw_iw_accept,
-	.iw_reject = softiw_iw_reject,
+	/* the iw_cm connection ops are cm.c's (softiw_cm_ops) */
 	.iw_get_qp = softiw_iw_get_qp,
 	.iw_add_ref = softiw_iw_add_ref,
 	.iw_rem_ref = softiw_iw_rem_ref,
@@ -352,4 +229,5 @@ const struct ib_device_ops softiw_verbs_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_pd, softiw_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_cq, softiw_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_qp, softiw_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, softiw_srq, ibsrq),
 };

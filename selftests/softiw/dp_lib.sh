@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared setup of the data-path selftests dp_*.sh (sourced after lib.sh,
+# never run).  The topology:
+#
+#   +---------- ns0 ----------+        +---------- ns1 ----------+
+#   | sw0 (softiw) -> veth0   |        | sw1 (softiw) -> veth1   |
+#   |        10.78.0.1/24 ====+========+==== 10.78.0.2/24        |
+#   +-------------------------+        +-------------------------+
+#
+# Loopback runs (where a test asks for them) use sw0 on both ends: client
+# and server in ns0, the client connecting to 10.78.0.1.
+#
+# Every server runs in the background under `timeout`, registered with
+# dp_bg so the EXIT trap kills whatever is left.  dp_setup skips (exit 4)
+# when the device advertises no QPs: the data path is not there yet.
+
+DP_A=10.78.0.1
+DP_B=10.78.0.2
+DP_PIDS=
+DP_TMP=
+
+dp_cleanup() {
+	for p in $DP_PIDS; do kill "$p" 2>/dev/null; done
+	for p in $DP_PIDS; do wait "$p" 2>/dev/null; done
+	ip netns del ns0 2>/dev/null
+	ip netns del ns1 2>/dev/null
+	[ -n "$DP_TMP" ] && rm -rf "$DP_TMP"
+	softiw_reset
+}
+
+# dp_setup CMD...: check prerequisites (CMD... must be installed), build
+# the topology, skip if the device has no QPs.
+dp_setup() {
+	need_root
+	need_cmd ip rdma ibv_devinfo timeout "$@"
+	need_softiw
+	need_provider
+	on_exit dp_cleanup
+	softiw_reset
+	DP_TMP=$(mktemp -d) || fail "mktemp"
+	modprobe ib_uverbs 2>/dev/null
+	modprobe rdma_ucm 2>/dev/null
+	run modprobe softiw
+	run ip netns add ns0
+	run ip netns add ns1
+	run ip link add veth0 netns ns0 type veth peer name veth1 netns ns1
+	run ip -n ns0 addr add $DP_A/24 dev veth0
+	run ip -n ns1 addr add $DP_B/24 dev veth1
+	for ns in ns0 ns1; do
+		run ip -n $ns link set lo up
+	done
+	run ip -n ns0 link set veth0 up
+	run ip -n ns1 link set veth1 up
+	run ip netns exec ns0 rdma link add sw0 type softiw netdev veth0
+	run ip netns exec ns1 rdma link add sw1 type softiw netdev veth1
+	max_qp=$(ibv_devinfo -v -d sw0 | awk '$1 == "max_qp:" { print $2 }')
+	[ "${max_qp:-0}" -gt 0 ] || skip "sw0 advertises no QPs (max_qp: ${max_qp:-?}): no data path yet"
+}
+
+# dp_bg NAME NS SECS CMD...: start CMD in netns NS in the background under
+# a SECS timeout, output to $DP_TMP/NAME; sets DP_LAST to its pid.
+dp_bg() {
+	name=$1 ns=$2 secs=$3
+	shift 3
+	ip netns exec "$ns" timeout "$secs" "$@" >"$DP_TMP/$name" 2>&1 &
+	DP_LAST=$!
+	DP_PIDS="$DP_PIDS $DP_LAST"
+}
+
+# dp_wait_listen NS PORT: give a server time to listen (the softiw CM's
+# listening socket is a kernel TCP socket in NS; if ss does not show it,
+# fall back to a fixed wait).
+dp_wait_listen() {
+	wait_for 5 sh -c "ip netns exec $1 ss -Htln 'sport = :$2' | grep -q ." ||
+		sleep 1
+}
+
+# dp_wait NAME PID WHAT: wait for a background job, fail unless it exited
+# 0 (124 is timeout's "timed out").
+dp_wait() {
+	wait "$2"
+	rc=$?
+	[ $rc = 0 ] || { cat "$DP_TMP/$1" >&2; fail "$3: exited $rc (124: timed out)"; }
+}
+
+# dp_fg NAME NS SECS WHAT CMD...: run CMD in NS under a timeout, output to
+# $DP_TMP/NAME; fail unless it exits 0.
+dp_fg() {
+	name=$1 ns=$2 secs=$3 what=$4
+	shift 4
+	ip netns exec "$ns" timeout "$secs" "$@" >"$DP_TMP/$name" 2>&1
+	rc=$?
+	[ $rc = 0 ] || { cat "$DP_TMP/$name" >&2; fail "$what: exited $rc (124: timed out)"; }
+}

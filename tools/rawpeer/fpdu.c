@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * rawpeer: the crafted FPDUs (one named case per RFC 5040/5041/5044
+ * receive error), receiving and printing what the peer sends, and the
+ * reference validator used in listen mode: it checks each FPDU with the
+ * wire core exactly as a receiver must and answers an error with the
+ * Terminate the wire core prescribes, so rawpeer against rawpeer shows on
+ * the host what softiw must answer in the VM.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+
+#include "rawpeer.h"
+
+/* What one crafted segment looks like before and after framing. */
+struct rp_seg {
+	u8 opcode;
+	u32 stag;
+	u64 to;
+	u32 qn;
+	u32 msn;
+	u32 mo;
+	u32 len;		/* payload octets */
+	bool bad_dv;		/* DDP version 0 */
+	int ctrl;		/* >= 0: RDMAP Control octet to send instead */
+	bool bad_crc;		/* flip a CRC bit after framing */
+	int ulpdu_len;		/* >= 0: send only this many ULPDU octets */
+	struct softiw_rdmap_read_req rr;
+};
+
+static const char *const rp_cases[] = {
+	"write", "send", "read", "unknown-stag", "bounds", "wrong-pd",
+	"to-wrap", "bad-ddp-ver", "bad-ddp-ver-untagged", "bad-qn",
+	"msn-nobuf", "msn-range", "bad-mo", "too-long", "bad-opcode",
+	"bad-rdmap-ver", "read-bad-stag", "read-bounds", "crc-error",
+	"bad-fpdu-len", NULL,
+};
+
+void rp_list_cases(void)
+{
+	int i;
+
+	for (i = 0; rp_cases[i]; i++)
+		printf("%s\n", rp_cases[i]);
+}
+
+/* Fill @s for case @name; returns -1 for an unknown name. */
+static int case_setup(struct rp_conn *c, const char *name,
+		      const struct rp_opts *o, struct rp_seg *s)
+{
+	bool send = false, read = false;
+
+	memset(s, 0, sizeof(*s));
+	s->ctrl = -1;
+	s->ulpdu_len = -1;
+	s->opcode = SOFTIW_RDMAP_WRITE;
+	s->stag = o->stag;
+	s->to = o->to;
+	s->len = o->seglen;
+
+	if (!strcmp(name, "write")) {
+	} else if (!strcmp(name, "unknown-stag")) {
+		/* A different STag index: never allocated by the victim. */
+		s->stag = o->stag ^ 0x7fff0000u;
+	} else if (!strcmp(name, "bounds")) {
+		s->to = o->to + o->len - s->len / 2;
+	} else if (!strcmp(name, "wrong-pd")) {
+		s->stag = o->stag2;
+		s->to = o->to2;
+	} else if (!strcmp(name, "to-wrap")) {
+		s->to = 0 - (u64)(s->len / 2);
+	} else if (!strcmp(name, "bad-ddp-ver")) {
+		s->bad_dv = true;
+	} else if (!strcmp(name, "crc-error")) {
+		s->bad_crc = true;
+	} else if (!strcmp(name, "bad-fpdu-len")) {
+		/* ULPDU_Length 6: shorter than any DDP header. */
+		s->ulpdu_len = 6;
+	} else if (!strcmp(name, "read") || !strcmp(name, "read-bad-stag") ||
+		   !strcmp(name, "read-bounds")) {
+		read = true;
+	} else {
+		send = true;
+	}
+
+	if (send) {
+		s->opcode = SOFTIW_RDMAP_SEND;
+		s->qn = SOFTIW_RDMAP_QN_SEND;
+		s->msn = c->msn[SOFTIW_RDMAP_QN_SEND];
+		if (s->len > o->rlen)
+			s->len = o->rlen;
+		if (!strcmp(name, "send")) {
+			c->msn[SOFTIW_RDMAP_QN_SEND]++;
+		} else if (!strcmp(name, "bad-ddp-ver-untagged")) {
+			s->bad_dv = true;
+		} else if (!strcmp(name, "bad-qn")) {
+			s->qn = 5;
+		} else if (!strcmp(name, "msn-nobuf")) {
+			s->msn += o->nrecv;
+		} else if (!strcmp(name, "msn-range")) {
+			s->msn -= 1;
+		} else if (!strcmp(name, "bad-mo")) {
+			s->mo = o->rlen + 4;
+			s->len = 4;
+		} else if (!strcmp(name, "too-long")) {
+			s->len = o->rlen + 4;
+		} else if (!strcmp(name, "bad-opcode")) {
+			s->ctrl = softiw_rdmap_ctrl(0x9);
+		} else if (!strcmp(name, "bad-rdmap-ver")) {
+			s->ctrl = SOFTIW_RDMAP_SEND;	/* RV 0 */
+		} else {
+			return -1;
+		}
+	}
+	if (read) {
+		s->opcode = SOFTIW_RDMAP_READ_REQ;
+		s->qn = SOFTIW_RDMAP_QN_READ_REQ;
+		s->msn = c->msn[SOFTIW_RDMAP_QN_READ_REQ]++;
+		s->len = 0;
+		s->rr.sink_stag = 0x5a5a5a00u;
+		s->rr.sink_to = 0x1000;
+		s->rr.size = o->seglen;
+		s->rr.src_stag = o->stag;
+		s->rr.src_to = o->to;
+		if (!strcmp(name, "read-bad-stag"))
+			s->rr.src_stag ^= 0x7fff0000u;
+		else if (!strcmp(name, "read-bounds"))
+			s->rr.src_to = o->to + o->len - o->seglen / 2;
+	}
+	return 0;
+}
+
+int rp_send_case(struct rp_conn *c, const char *name,
+		 const struct rp_opts *o)
+{
+	static u8 ulpdu[70000], out[80000];
+	struct softiw_rdmap_hdr h;
+	struct rp_seg s;
+	u32 hl, i;
+	int n;
+
+	if (case_setup(c, name, o, &s)) {
+		fprintf(stderr, "rawpeer: unknown case '%s'\n", name);
+		return -1;
+	}
+	if (softiw_rdmap_hdr_init(&h, s.opcode, s.stag, s.to, s.msn, 0))
+		return -1;
+	h.ddp.last = true;
+	h.ddp.qn = s.qn;
+	h.ddp.mo = s.mo;
+	if (s.ctrl >= 0)
+		h.ddp.rsvdulp = s.ctrl;
+	n = softiw_ddp_hdr_encode(&h.ddp, ulpdu, sizeof(ulpdu));
+	if (n < 0)
+		return -1;
+	hl = n;
+	if (s.opcode == SOFTIW_RDMAP_READ_REQ) {
+		n = softiw_rdmap_read_req_encode(&s.rr, ulpdu + hl,
+						 sizeof(ulpdu) - hl);
+		if (n < 0)
+			return -1;
+		hl += n;
+	}
+	if (s.bad_dv)
+		ulpdu[0] &= ~SOFTIW_DDP_DV_MASK;
+	if (s.len > sizeof(ulpdu) - hl)
+		return -1;
+	for (i = 0; i < s.len; i++)
+		ulpdu[hl + i] = 0xa5 ^ (u8)i;
+	hl += s.len;
+	if (s.ulpdu_len >= 0)
+		hl = s.ulpdu_len;
+	n = softiw_mpa_fpdu_build(&c->tx, ulpdu, hl, out, sizeof(out));
+	if (n < 0)
+		return -1;
+	if (s.bad_crc)
+		out[n - 1] ^= 0x01;
+	printf("SENT %s ulpdu_len=%u stag=0x%08x to=0x%llx qn=%u msn=%u mo=%u len=%u\n",
+	       name, hl, s.stag, (unsigned long long)s.to, s.qn, s.msn, s.mo,
+	       s.len);
+	fflush(stdout);
+	return rp_send_all(c->fd, out, n);
+}
+
+/* The reference receiver's state: the peer's buffers, from the options. */
+struct rp_ref {
+	const struct rp_opts *o;
+	u32 send_first;		/* MSN of the next untagged Send buffer */
+	u32 send_used;		/* buffers consumed */
+	struct softiw_ddp_rx_msg msg[SOFTIW_RDMAP_NR_QN + 1];
+};
+
+static int ref_stag(void *ctx, u32 stag, struct softiw_ddp_stag_info *info)
+{
+	const struct rp_opts *o = ((struct rp_ref *)ctx)->o;
+
+	info->qp = SOFTIW_DDP_ANY_QP;
+	info->access = SOFTIW_DDP_ACCESS_REMOTE_WRITE |
+		       SOFTIW_DDP_ACCESS_REMOTE_READ;
+	if (stag == o->stag) {
+		info->pd = 1;
+		info->base = o->to;
+		info->len = o->len;
+		return 0;
+	}
+	if (stag == o->stag2) {
+		info->pd = 2;
+		info->base = o->to2;
+		info->len = o->len2;
+		return 0;
+	}
+	return -1;
+}
+
+static int ref_ubuf(void *ctx, u32 qn, u32 msn,
+		    struct softiw_ddp_ubuf_info *info)
+{
+	struct rp_ref *r = ctx;
+
+	if (qn == SOFTIW_RDMAP_QN_SEND) {
+		info->msn_first = r->send_first;
+		info->nr_bufs = r->o->nrecv - r->send_used;
+		info->len = r->o->rlen;
+	} else {
+		/* Read Requests and Terminates: no posted buffers needed. */
+		info->msn_first = msn;
+		info->nr_bufs = 1;
+		info->len = SOFTIW_RDMAP_TERM_MAX_LEN;
+	}
+	return 0;
+}
+
+/* RFC 5041 section 7.1 in receive order; returns a wire status. */
+static u32 ref_check(struct rp_ref *r, const u8 *ulpdu, u32 len,
+		     const struct softiw_rdmap_hdr *h)
+{
+	struct softiw_ddp_stream s = {
+		.pd = 1, .qp = 1, .nr_qn = SOFTIW_RDMAP_NR_QN,
+		.stag_lookup = ref_stag, .ubuf_lookup = ref_ubuf, .ctx = r,
+	};
+	struct softiw_rdmap_read_req rr;
+	u32 plen = len - h->hdr_len, st;
+	int slot = h->ddp.tagged ? SOFTIW_RDMAP_NR_QN : (int)h->ddp.qn;
+
+	if (h->ddp.tagged)
+		st = softiw_ddp_validate_tagged(&s, &h->ddp, plen,
+						SOFTIW_DDP_ACCESS_REMOTE_WRITE,
+						NULL);
+	else
+		st = softiw_ddp_validate_untagged(&s, &h->ddp, plen, NULL);
+	if (st)
+		return st;
+	st = softiw_ddp_rx_msg_check(&r->msg[slot], &h->ddp, plen);
+	if (st)
+		return st;
+	if (h->opcode == SOFTIW_RDMAP_READ_REQ) {
+		st = softiw_rdmap_read_req_decode(ulpdu +
+						  SOFTIW_DDP_UNTAGGED_HDR_LEN,
+						  len - SOFTIW_DDP_UNTAGGED_HDR_LEN,
+						  &rr);
+		if (!st)
+			st = softiw_rdmap_read_req_validate(&s, &rr);
+		if (st)
+			return st;
+	}
+	if (!h->ddp.tagged && h->ddp.qn == SOFTIW_RDMAP_QN_SEND &&
+	    h->ddp.last) {
+		r->send_first++;
+		r->send_used++;
+	}
+	return SOFTIW_WIRE_OK;
+}
+
+static int send_term(struct rp_conn *c, u32 err, const u8 *fpdu,
+		     size_t fpdu_len)
+{
+	static u8 ulpdu[SOFTIW_DDP_UNTAGGED_HDR_LEN + SOFTIW_RDMAP_TERM_MAX_LEN];
+	static u8 out[sizeof(ulpdu) + 64];
+	struct softiw_rdmap_term t;
+	int n;
+
+	softiw_rdmap_term_for_error(err, fpdu, fpdu_len, &t);
+	n = softiw_rdmap_term_encode(&t, c->msn[SOFTIW_RDMAP_QN_TERMINATE]++,
+				     ulpdu, sizeof(ulpdu));
+	if (n < 0)
+		return -1;
+	n = softiw_mpa_fpdu_build(&c->tx, ulpdu, n, out, sizeof(out));
+	if (n < 0)
+		return -1;
+	printf("SENT-TERMINATE layer=%u type=%u code=%u\n", t.layer, t.etype,
+	       t.ecode);
+	fflush(stdout);
+	return rp_send_all(c->fd, out, n);
+}
+
+static void print_fpdu(const u8 *ulpdu, u32 len,
+		       const struct softiw_rdmap_hdr *h)
+{
+	struct softiw_rdmap_term t;
+	u32 st;
+
+	if (h->opcode == SOFTIW_RDMAP_TERMINATE && !h->ddp.tagged) {
+		st = softiw_rdmap_term_parse(ulpdu + SOFTIW_DDP_UNTAGGED_HDR_LEN,
+					     len - SOFTIW_DDP_UNTAGGED_HDR_LEN,
+					     &t);
+		if (st) {
+			printf("TERMINATE malformed status=0x%08x\n", st);
+			return;
+		}
+		printf("TERMINATE layer=%u type=%u code=%u m=%d d=%d r=%d seglen=%u ddp_hdr_len=%u\n",
+		       t.layer, t.etype, t.ecode, t.m, t.d, t.r,
+		       t.ddp_seg_len, t.d ? t.ddp_hdr_len : 0);
+		return;
+	}
+	if (h->ddp.tagged)
+		printf("FPDU opcode=%u last=%d stag=0x%08x to=0x%llx len=%u\n",
+		       h->opcode, h->ddp.last, h->ddp.stag,
+		       (unsigned long long)h->ddp.to, len - h->hdr_len);
+	else
+		printf("FPDU opcode=%u last=%d qn=%u msn=%u mo=%u len=%u\n",
+		       h->opcode, h->ddp.last, h->ddp.qn, h->ddp.msn,
+		       h->ddp.mo, len - h->hdr_len);
+}
+
+/*
+ * Receive and print up to @max FPDUs (0: until EOF or timeout).  With
+ * @validate, act as the reference receiver: the first invalid FPDU is
+ * answered with a Terminate and the connection is shut down.
+ * Returns 0 on EOF or after @max FPDUs, 1 on a timeout, -1 on errors.
+ */
+int rp_recv_print(struct rp_conn *c, const struct rp_opts *o, bool validate,
+		  int max)
+{
+	static struct rp_ref ref;
+	struct softiw_rdmap_hdr h;
+	struct softiw_mpa_fpdu f;
+	int seen = 0;
+	u32 st;
+
+	ref.o = o;
+	ref.send_first = SOFTIW_DDP_MSN_INITIAL;
+	for (;;) {
+		st = softiw_mpa_fpdu_parse(&c->rx, c->rbuf, c->rfill, NULL, 0,
+					   &f);
+		if (st == SOFTIW_MPA_NEED_MORE) {
+			ssize_t n;
+
+			if (c->rfill == sizeof(c->rbuf))
+				return -1;
+			n = recv(c->fd, c->rbuf + c->rfill,
+				 sizeof(c->rbuf) - c->rfill, 0);
+			if (n == 0) {
+				printf("EOF\n");
+				return 0;
+			}
+			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+				printf("TIMEOUT\n");
+				return 1;
+			}
+			if (n < 0) {
+				/* A reset after the Terminate is a close too. */
+				printf("RESET errno=%d\n", errno);
+				return 0;
+			}
+			c->rfill += n;
+			continue;
+		}
+		if (st) {
+			printf("RXERR status=0x%08x\n", st);
+			if (validate)
+				send_term(c, st, NULL, 0);
+			goto stop;
+		}
+		st = softiw_rdmap_hdr_decode(f.ulpdu, f.ulpdu_len, &h);
+		if (st == SOFTIW_WIRE_OK || !validate)
+			print_fpdu(f.ulpdu, f.ulpdu_len, &h);
+		if (validate && st == SOFTIW_WIRE_OK &&
+		    h.opcode != SOFTIW_RDMAP_TERMINATE)
+			st = ref_check(&ref, f.ulpdu, f.ulpdu_len, &h);
+		if (validate && st) {
+			send_term(c, st, f.ulpdu - SOFTIW_MPA_HDR_LEN,
+				  f.ulpdu_len + SOFTIW_MPA_HDR_LEN);
+			goto stop;
+		}
+		memmove(c->rbuf, c->rbuf + f.wire_len, c->rfill - f.wire_len);
+		c->rfill -= f.wire_len;
+		if (max && ++seen >= max)
+			return 0;
+	}
+stop:
+	fflush(stdout);
+	shutdown(c->fd, SHUT_WR);
+	return 0;
+}

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * victim: the rdma_cm server rawpeer attacks in the VM.
+ *
+ *   victim [OPTIONS] ADDR PORT
+ *
+ * Binds to ADDR (an address of the softiw netdev, so the device is known
+ * before any connection), allocates two PDs and registers in each a
+ * buffer filled with a known pattern and surrounded by guard octets,
+ * prints
+ *   STAG=0x.. ADDR=0x.. LEN=.. STAG2=0x.. ADDR2=0x.. LEN2=.. NRECV=.. RLEN=..
+ * (STAG is in the QP's PD, STAG2 in the other one), accepts one
+ * connection, posts NRECV receives of RLEN octets and then waits until
+ * the connection is gone (or the timeout passes), printing
+ *   ESTABLISHED, ASYNC <event name>, DISCONNECTED,
+ *   QPSTATE=<n> (IBV_QPS_ERR is 6),
+ *   WC wr_id=<n> status=<n> <status string> (one per completion),
+ *   GUARD ok | GUARD corrupted ...,
+ *   MRDIFF=<octets of the registered buffers that changed>
+ * Single threaded; exits 0 once connected, whatever the peer did.
+ */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <netdb.h>
+#include <rdma/rdma_cma.h>
+#include <infiniband/verbs.h>
+
+#define GUARD_LEN	64
+#define GUARD_BYTE	0xee
+
+struct buf {
+	unsigned char *mem;	/* guard, data, guard */
+	size_t len;		/* data octets */
+};
+
+static unsigned char pattern(size_t i)
+{
+	return (unsigned char)(i * 7 + 3);
+}
+
+static int buf_alloc(struct buf *b, size_t len)
+{
+	size_t i;
+
+	b->len = len;
+	b->mem = malloc(len + 2 * GUARD_LEN);
+	if (!b->mem)
+		return -1;
+	memset(b->mem, GUARD_BYTE, len + 2 * GUARD_LEN);
+	for (i = 0; i < len; i++)
+		b->mem[GUARD_LEN + i] = pattern(i);
+	return 0;
+}
+
+static unsigned char *buf_data(struct buf *b)
+{
+	return b->mem + GUARD_LEN;
+}
+
+/* Returns the number of corrupted guard octets; counts changed data. */
+static size_t buf_check(struct buf *b, const char *name, size_t *changed)
+{
+	size_t i, bad = 0;
+
+	for (i = 0; i < GUARD_LEN; i++) {
+		bad += b->mem[i] != GUARD_BYTE;
+		bad += b->mem[GUARD_LEN + b->len + i] != GUARD_BYTE;
+	}
+	for (i = 0; i < b->len; i++)
+		*changed += buf_data(b)[i] != pattern(i);
+	if (bad)
+		printf("GUARD corrupted %s octets=%zu\n", name, bad);
+	return bad;
+}
+
+static int get_cm_event(struct rdma_event_channel *ch,
+			enum rdma_cm_event_type want, struct rdma_cm_id **id)
+{
+	struct rdma_cm_event *ev;
+	int ok;
+
+	if (rdma_get_cm_event(ch, &ev)) {
+		perror("victim: rdma_get_cm_event");
+		return -1;
+	}
+	ok = ev->event == want;
+	if (!ok)
+		printf("CMEVENT %s (wanted %s) status=%d\n",
+		       rdma_event_str(ev->event), rdma_event_str(want),
+		       ev->status);
+	if (id)
+		*id = ev->id;
+	rdma_ack_cm_event(ev);
+	return ok ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	size_t len = 4096, rlen = 256, changed = 0, bad = 0;
+	int nrecv = 4, timeout_s = 20, access = IBV_ACCESS_LOCAL_WRITE |
+		IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	struct rdma_addrinfo hints = { .ai_flags = RAI_PASSIVE,
+				       .ai_port_space = RDMA_PS_TCP }, *rai;
+	struct rdma_cm_id *lid, *id;
+	struct rdma_event_channel *ch;
+	struct ibv_qp_init_attr qa = { 0 };
+	struct rdma_conn_param cp = { .responder_resources = 4,
+				      .initiator_depth = 4 };
+	struct ibv_pd *pd, *pd2;
+	struct ibv_mr *mr, *mr2, *rmr;
+	struct ibv_cq *cq;
+	struct buf b, b2, rb;
+	struct ibv_qp_attr attr;
+	struct ibv_wc wc;
+	bool gone = false;
+	time_t end;
+	int opt, i;
+
+	while ((opt = getopt(argc, argv, "a:l:n:r:t:")) != -1) {
+		switch (opt) {
+		case 'a':	/* remote access of the first buffer: r, w, rw */
+			access = IBV_ACCESS_LOCAL_WRITE;
+			if (strchr(optarg, 'r'))
+				access |= IBV_ACCESS_REMOTE_READ;
+			if (strchr(optarg, 'w'))
+				access |= IBV_ACCESS_REMOTE_WRITE;
+			break;
+		case 'l': len = strtoul(optarg, NULL, 0); break;
+		case 'n': nrecv = atoi(optarg); break;
+		case 'r': rlen = strtoul(optarg, NULL, 0); break;
+		case 't': timeout_s = atoi(optarg); break;
+		default: goto usage;
+		}
+	}
+	if (argc - optind != 2)
+		goto usage;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	ch = rdma_create_event_channel();
+	if (!ch || rdma_create_id(ch, &lid, NULL, RDMA_PS_TCP)) {
+		perror("victim: rdma_create_id");
+		return 1;
+	}
+	if (rdma_getaddrinfo(argv[optind], argv[optind + 1], &hints, &rai) ||
+	    rdma_bind_addr(lid, rai->ai_src_addr) || !lid->verbs) {
+		perror("victim: rdma_bind_addr");
+		return 1;
+	}
+	pd = ibv_alloc_pd(lid->verbs);
+	pd2 = ibv_alloc_pd(lid->verbs);
+	cq = ibv_create_cq(lid->verbs, 2 * nrecv + 8, NULL, NULL, 0);
+	if (!pd || !pd2 || !cq || buf_alloc(&b, len) || buf_alloc(&b2, len) ||
+	    buf_alloc(&rb, rlen * nrecv)) {
+		perror("victim: setup");
+		return 1;
+	}
+	mr = ibv_reg_mr(pd, buf_data(&b), len, access);
+	mr2 = ibv_reg_mr(pd2, buf_data(&b2), len, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	rmr = ibv_reg_mr(pd, buf_data(&rb), rlen * nrecv,
+			 IBV_ACCESS_LOCAL_WRITE);
+	if (!mr || !mr2 || !rmr) {
+		perror("victim: ibv_reg_mr");
+		return 1;
+	}
+	if (rdma_listen(lid, 1)) {
+		perror("victim: rdma_listen");
+		return 1;
+	}
+	printf("STAG=0x%08x ADDR=0x%llx LEN=%zu STAG2=0x%08x ADDR2=0x%llx LEN2=%zu NRECV=%d RLEN=%zu\n",
+	       mr->rkey, (unsigned long long)(uintptr_t)buf_data(&b), len,
+	       mr2->rkey, (unsigned long long)(uintptr_t)buf_data(&b2), len,
+	       nrecv, rlen);
+
+	if (get_cm_event(ch, RDMA_CM_EVENT_CONNECT_REQUEST, &id))
+		return 1;
+	qa.send_cq = cq;
+	qa.recv_cq = cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = 4;
+	qa.cap.max_recv_wr = nrecv ? nrecv : 1;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	if (rdma_create_qp(id, pd, &qa)) {
+		perror("victim: rdma_create_qp");
+		return 1;
+	}
+	for (i = 0; i < nrecv; i++) {
+		struct ibv_sge sge = {
+			.addr = (uintptr_t)buf_data(&rb) + i * rlen,
+			.length = rlen, .lkey = rmr->lkey,
+		};
+		struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge,
+					  .num_sge = 1 }, *badwr;
+
+		if (ibv_post_recv(id->qp, &wr, &badwr)) {
+			perror("victim: ibv_post_recv");
+			return 1;
+		}
+	}
+	if (rdma_accept(id, &cp)) {
+		perror("victim: rdma_accept");
+		return 1;
+	}
+	if (get_cm_event(ch, RDMA_CM_EVENT_ESTABLISHED, NULL) == 0)
+		printf("ESTABLISHED\n");
+
+	/* Wait for the peer to go away, reporting async events meanwhile. */
+	end = time(NULL) + timeout_s;
+	while (!gone && time(NULL) < end) {
+		struct pollfd pfd[2] = {
+			{ .fd = ch->fd, .events = POLLIN },
+			{ .fd = id->verbs->async_fd, .events = POLLIN },
+		};
+
+		if (poll(pfd, 2, 500) <= 0)
+			continue;
+		if (pfd[1].revents & POLLIN) {
+			struct ibv_async_event ae;
+
+			if (!ibv_get_async_event(id->verbs, &ae)) {
+				printf("ASYNC %s\n",
+				       ibv_event_type_str(ae.event_type));
+				ibv_ack_async_event(&ae);
+			}
+		}
+		if (pfd[0].revents & POLLIN) {
+			struct rdma_cm_event *ev;
+
+			if (rdma_get_cm_event(ch, &ev))
+				break;
+			printf("CMEVENT %s status=%d\n",
+			       rdma_event_str(ev->event), ev->status);
+			if (ev->event == RDMA_CM_EVENT_DISCONNECTED)
+				gone = true;
+			rdma_ack_cm_event(ev);
+		}
+	}
+	if (gone)
+		printf("DISCONNECTED\n");
+	else
+		printf("TIMEOUT\n");
+	/* Any async event that raced the disconnect. */
+	{
+		struct pollfd pfd = { .fd = id->verbs->async_fd,
+				      .events = POLLIN };
+		struct ibv_async_event ae;
+
+		while (poll(&pfd, 1, 200) > 0 &&
+		       !ibv_get_async_event(id->verbs, &ae)) {
+			printf("ASYNC %s\n", ibv_event_type_str(ae.event_type));
+			ibv_ack_async_event(&ae);
+		}
+	}
+	if (!ibv_query_qp(id->qp, &attr, IBV_QP_STATE, &qa))
+		printf("QPSTATE=%d\n", attr.qp_state);
+	while (ibv_poll_cq(cq, 1, &wc) > 0)
+		printf("WC wr_id=%llu status=%d %s\n",
+		       (unsigned long long)wc.wr_id, wc.status,
+		       ibv_wc_status_str(wc.status));
+	bad += buf_check(&b, "mr", &changed);
+	bad += buf_check(&b2, "mr2", &changed);
+	bad += buf_check(&rb, "recv", &changed);
+	if (!bad)
+		printf("GUARD ok\n");
+	printf("MRDIFF=%zu\n", changed);
+	rdma_disconnect(id);
+	rdma_destroy_qp(id);
+	ibv_dereg_mr(rmr);
+	ibv_dereg_mr(mr2);
+	ibv_dereg_mr(mr);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd2);
+	ibv_dealloc_pd(pd);
+	rdma_destroy_id(id);
+	rdma_destroy_id(lid);
+	rdma_freeaddrinfo(rai);
+	rdma_destroy_event_channel(ch);
+	return 0;
+usage:
+	fprintf(stderr, "usage: victim [-a r|w|rw] [-l LEN] [-n NRECV] [-r RLEN] [-t SECS] ADDR PORT\n");
+	return 1;
+}
