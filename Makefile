@@ -31,7 +31,7 @@ KERNELS = $(shell for d in $$(ls -d /lib/modules/*/build 2>/dev/null | sort -V);
 PREFIX ?= /usr
 LIBDIR ?= $(shell pkg-config --variable=libdir libibverbs 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
 
-.PHONY: print-kernels all module provider deps check demo install uninstall kernels \
+.PHONY: rawpeer print-kernels all module provider deps check demo install uninstall kernels \
 	checkpatch sparse w1 host-tests fuzz bench-proto bench vm-tests clean
 
 all: module provider
@@ -86,8 +86,11 @@ fuzz:
 bench-proto:
 	$(MAKE) -C tests bench-proto
 
-vm-tests: module provider
+vm-tests: module provider rawpeer
 	tools/vm/selftests.sh $(KVER)
+
+rawpeer:
+	$(MAKE) -C tools/rawpeer
 
 check:
 	tools/check.sh

@@ -122,6 +122,7 @@ run_stage install stage_install
 run_stage provider stage_provider
 run_stage host-tests make --no-print-directory host-tests
 run_stage provider-tests make --no-print-directory -C userspace check
+run_stage rawpeer make --no-print-directory -C tools/rawpeer all check
 for k in $kernels; do
 	run_stage "vm-$k" tools/vm/selftests.sh "$k"
 done
