@@ -13,12 +13,15 @@
 #
 # Every server runs in the background under `timeout`, registered with
 # dp_bg so the EXIT trap kills whatever is left.  dp_setup skips (exit 4)
-# when the device advertises no QPs: the data path is not there yet.
+# when the device advertises no QPs or when build/rawpeer/victim -P
+# (if built: make -C tools/rawpeer) cannot bind with rdma_cm, allocate
+# the verbs objects and listen: the data path is not there yet.
 
 DP_A=10.78.0.1
 DP_B=10.78.0.2
 DP_PIDS=
 DP_TMP=
+DP_RP=${RAWPEER_DIR:-$(dirname "$0")/../../build/rawpeer}
 
 dp_cleanup() {
 	for p in $DP_PIDS; do kill "$p" 2>/dev/null; done
@@ -56,6 +59,14 @@ dp_setup() {
 	run ip netns exec ns1 rdma link add sw1 type softiw netdev veth1
 	max_qp=$(ibv_devinfo -v -d sw0 | awk '$1 == "max_qp:" { print $2 }')
 	[ "${max_qp:-0}" -gt 0 ] || skip "sw0 advertises no QPs (max_qp: ${max_qp:-?}): no data path yet"
+	# The verbs objects and an rdma_cm bind must work too (victim -P).
+	if [ -x "$DP_RP/victim" ]; then
+		ip netns exec ns1 timeout 20 "$DP_RP/victim" -P $DP_B 7599 \
+			>"$DP_TMP/probe" 2>&1
+		rc=$?
+		[ $rc = 4 ] && skip "data path incomplete: $(cat "$DP_TMP/probe")"
+		[ $rc = 0 ] || fail "victim -P exited $rc: $(cat "$DP_TMP/probe")"
+	fi
 }
 
 # dp_bg NAME NS SECS CMD...: start CMD in netns NS in the background under

@@ -21,7 +21,7 @@
 # no oops (the VM runner also checks that).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dp_lib.sh"
-RP=${RAWPEER_DIR:-$(dirname "$0")/../../build/rawpeer}
+RP=$DP_RP
 [ -x "$RP/rawpeer" ] && [ -x "$RP/victim" ] ||
 	skip "rawpeer not built (make -C tools/rawpeer)"
 dp_setup

@@ -10,7 +10,8 @@
 #   +-------------------------+        +-------------------------+
 #   loopback: rping -s and rping -c both in ns0 on sw0 (10.78.0.1)
 #
-# DP_RPING_COUNT (default 100) iterations of 64 KiB: each is a Send, an
+# DP_RPING_COUNT (default 100) iterations of 65535 octets (rping's
+# largest size): each is a Send, an
 # RDMA Read of the client's buffer and an RDMA Write back, then a compare.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dp_lib.sh"
@@ -19,14 +20,14 @@ count=${DP_RPING_COUNT:-100}
 
 # rping_pair WHAT SERVER_NS CLIENT_NS ADDR PORT
 rping_pair() {
-	dp_bg "$1.srv" "$2" 300 rping -s -a "$4" -p "$5" -V -C "$count" -S 65536
+	dp_bg "$1.srv" "$2" 300 rping -s -a "$4" -p "$5" -V -C "$count" -S 65535
 	srv=$DP_LAST
 	dp_wait_listen "$2" "$5"
 	dp_fg "$1.cli" "$3" 300 "rping client ($1)" \
-		rping -c -a "$4" -p "$5" -V -C "$count" -S 65536
+		rping -c -a "$4" -p "$5" -V -C "$count" -S 65535
 	dp_wait "$1.srv" $srv "rping server ($1)"
 	check_lacks "$(cat "$DP_TMP/$1.cli" "$DP_TMP/$1.srv")" "data mismatch" "rping ($1)"
-	log "rping $1: $count x 64 KiB verified"
+	log "rping $1: $count x 64 KiB - 1 verified"
 }
 
 rping_pair veth ns1 ns0 $DP_B 7174

@@ -39,7 +39,9 @@ check_eq "$(field state)" "PORT_ACTIVE (4)" "port state"
 check_eq "$(field max_mtu)" "4096 (5)" "max_mtu"
 check_eq "$(field active_mtu)" "1024 (3)" "active_mtu"
 check_eq "$(field link_layer)" "Ethernet" "link_layer"
-gid=$(echo "$out" | grep -E '^[[:space:]]*GID\[ *0\]:') || fail "ibv_devinfo -v shows no GID[0]: $out"
-check_contains "$gid" "0211:2233:4455:0000:0000:0000:0000:0000" "GID[0]"
+# ibv_devinfo hides GIDs whose last 8 octets are zero (rdma-core devinfo.c
+# null_gid()); an iWARP GID is the MAC followed by zeros, so it is checked
+# through sysfs above instead.
+
 log "ibv_devices and ibv_devinfo -v agree with stv0"
 exit 0

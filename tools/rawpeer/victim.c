@@ -18,6 +18,9 @@
  *   GUARD ok | GUARD corrupted ...,
  *   MRDIFF=<octets of the registered buffers that changed>
  * Single threaded; exits 0 once connected, whatever the peer did.
+ * With -P it only checks that the device can bind, allocate PDs, CQs,
+ * MRs and an RC QP and listen (exit 0), else exits 4: the selftests use
+ * it to skip while the data path is incomplete.
  */
 #include <getopt.h>
 #include <stdbool.h>
@@ -121,10 +124,14 @@ int main(int argc, char **argv)
 	struct ibv_wc wc;
 	bool gone = false;
 	time_t end;
+	bool probe = false;
 	int opt, i;
 
-	while ((opt = getopt(argc, argv, "a:l:n:r:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "Pa:l:n:r:t:")) != -1) {
 		switch (opt) {
+		case 'P':	/* probe: exit 0 if the objects can be made */
+			probe = true;
+			break;
 		case 'a':	/* remote access of the first buffer: r, w, rw */
 			access = IBV_ACCESS_LOCAL_WRITE;
 			if (strchr(optarg, 'r'))
@@ -148,10 +155,18 @@ int main(int argc, char **argv)
 		perror("victim: rdma_create_id");
 		return 1;
 	}
-	if (rdma_getaddrinfo(argv[optind], argv[optind + 1], &hints, &rai) ||
-	    rdma_bind_addr(lid, rai->ai_src_addr) || !lid->verbs) {
-		perror("victim: rdma_bind_addr");
+	if (rdma_getaddrinfo(argv[optind], argv[optind + 1], &hints, &rai)) {
+		perror("victim: rdma_getaddrinfo");
 		return 1;
+	}
+	if (rdma_bind_addr(lid, rai->ai_src_addr)) {
+		perror("victim: rdma_bind_addr");
+		return probe ? 4 : 1;
+	}
+	if (!lid->verbs) {
+		fprintf(stderr, "victim: %s is not on an RDMA device\n",
+			argv[optind]);
+		return probe ? 4 : 1;
 	}
 	pd = ibv_alloc_pd(lid->verbs);
 	pd2 = ibv_alloc_pd(lid->verbs);
@@ -159,7 +174,7 @@ int main(int argc, char **argv)
 	if (!pd || !pd2 || !cq || buf_alloc(&b, len) || buf_alloc(&b2, len) ||
 	    buf_alloc(&rb, rlen * nrecv)) {
 		perror("victim: setup");
-		return 1;
+		return probe ? 4 : 1;
 	}
 	mr = ibv_reg_mr(pd, buf_data(&b), len, access);
 	mr2 = ibv_reg_mr(pd2, buf_data(&b2), len, IBV_ACCESS_LOCAL_WRITE |
@@ -168,7 +183,22 @@ int main(int argc, char **argv)
 			 IBV_ACCESS_LOCAL_WRITE);
 	if (!mr || !mr2 || !rmr) {
 		perror("victim: ibv_reg_mr");
-		return 1;
+		return probe ? 4 : 1;
+	}
+	if (probe) {
+		qa.send_cq = cq;
+		qa.recv_cq = cq;
+		qa.qp_type = IBV_QPT_RC;
+		qa.cap.max_send_wr = 1;
+		qa.cap.max_recv_wr = 1;
+		qa.cap.max_send_sge = 1;
+		qa.cap.max_recv_sge = 1;
+		if (rdma_create_qp(lid, pd, &qa) || rdma_listen(lid, 1)) {
+			perror("victim: probe: QP or listen");
+			return 4;
+		}
+		printf("PROBE ok\n");
+		return 0;
 	}
 	if (rdma_listen(lid, 1)) {
 		perror("victim: rdma_listen");
@@ -285,6 +315,6 @@ int main(int argc, char **argv)
 	rdma_destroy_event_channel(ch);
 	return 0;
 usage:
-	fprintf(stderr, "usage: victim [-a r|w|rw] [-l LEN] [-n NRECV] [-r RLEN] [-t SECS] ADDR PORT\n");
+	fprintf(stderr, "usage: victim [-P] [-a r|w|rw] [-l LEN] [-n NRECV] [-r RLEN] [-t SECS] ADDR PORT\n");
 	return 1;
 }

@@ -701,6 +701,7 @@ static void cep_read_reply(struct softiw_cep *cep)
 	}
 	cep_cancel_timer(cep);
 	if (rep->reject) {
+		pr_debug("MPA Reply rejects the connection\n");
 		cep_connect_fail(cep, -ECONNREFUSED, rep->pd, rep->pd_len);
 		return;
 	}
@@ -733,9 +734,13 @@ static void cep_read_reply(struct softiw_cep *cep)
 
 	ret = softiw_qp_rts(cep->qp, &p, cep->sock);
 	if (ret) {
+		pr_debug("initiator RTS failed: %d\n", ret);
 		cep_connect_fail(cep, ret, NULL, 0);
 		return;
 	}
+	pr_debug("connected: rev %u crc %d markers %d/%d ird %u ord %u rtr %#x mulpdu %u\n",
+		 rep->rev, p.crc, p.markers_tx, p.markers_rx, p.ird, p.ord,
+		 p.rtr, p.mulpdu);
 	cep->state = SOFTIW_CEP_CONNECTED;
 	cep->upcalled = true;
 	cep_event_addrs(cep, &ev);
@@ -1009,11 +1014,15 @@ static int softiw_iw_connect(struct iw_cm_id *id,
 	if (param->private_data_len > SOFTIW_CM_PD_MAX)
 		return -EINVAL;
 	qp = softiw_qp_get(sdev, param->qpn);
-	if (!qp)
+	if (!qp) {
+		pr_debug("connect: no QP %u\n", param->qpn);
 		return -EINVAL;
+	}
 	ret = cm_connect_sock(sdev, id, &sock);
-	if (ret)
+	if (ret) {
+		pr_debug("TCP connect failed: %d\n", ret);
 		goto err_qp;
+	}
 	cep = cep_alloc(sdev);
 	if (!cep) {
 		ret = -ENOMEM;
@@ -1149,6 +1158,7 @@ static int softiw_iw_accept(struct iw_cm_id *id,
 		return -EINVAL;
 	mutex_lock(&cep->mutex);
 	ret = cep_accept(cep, id, param);
+	pr_debug("accept: %d\n", ret);
 	if (ret)
 		cep_finish(cep, true, 0);	/* no events after an error */
 	mutex_unlock(&cep->mutex);
