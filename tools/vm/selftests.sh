@@ -34,8 +34,9 @@ for t in "${tests[@]}"; do
 	[ -x "$sdir/$t" ] || { echo "selftests.sh: no test $sdir/$t" >&2; exit 1; }
 done
 
-out=$(mktemp "$top/build/vm/selftests-out.XXXXXX")
-klog=$(mktemp "$top/build/vm/selftests-kernel-log.XXXXXX")
+mkdir -p "$top/build/vm" || exit 1
+out=$(mktemp "$top/build/vm/selftests-out.XXXXXX") || exit 1
+klog=$(mktemp "$top/build/vm/selftests-kernel-log.XXXXXX") || exit 1
 trap 'rm -f "$out" "$klog"' EXIT
 
 ntests=${#tests[@]}
