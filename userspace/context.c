@@ -124,6 +124,7 @@ struct verbs_context *softiw_alloc_context(struct ibv_device *ibdev,
 	ctx->abi_version = resp.drv.abi_version;
 
 	verbs_set_ops(&ctx->vctx, &softiw_ctx_ops);
+	verbs_set_ops(&ctx->vctx, &softiw_object_ops);
 	return &ctx->vctx;
 
 err_uninit:

@@ -31,6 +31,9 @@ static inline struct softiw_context *to_softiw_ctx(struct ibv_context *ibctx)
 /* device.c: the provider descriptor, registered from a constructor */
 extern const struct verbs_device_ops verbs_provider_softiw;
 
+/* verbs.c: PD, MR, CQ, QP and SRQ verbs, added to every context */
+extern const struct verbs_context_ops softiw_object_ops;
+
 /* context.c */
 struct verbs_context *softiw_alloc_context(struct ibv_device *ibdev,
 					   int cmd_fd, void *private_data);
