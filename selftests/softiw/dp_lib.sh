@@ -71,10 +71,11 @@ dp_setup() {
 
 # dp_bg NAME NS SECS CMD...: start CMD in netns NS in the background under
 # a SECS timeout, output to $DP_TMP/NAME; sets DP_LAST to its pid.
+# (sh has no locals: the dp_* helpers use only _dp_* variables.)
 dp_bg() {
-	name=$1 ns=$2 secs=$3
+	_dp_name=$1 _dp_ns=$2 _dp_secs=$3
 	shift 3
-	ip netns exec "$ns" timeout "$secs" "$@" >"$DP_TMP/$name" 2>&1 &
+	ip netns exec "$_dp_ns" timeout "$_dp_secs" "$@" >"$DP_TMP/$_dp_name" 2>&1 &
 	DP_LAST=$!
 	DP_PIDS="$DP_PIDS $DP_LAST"
 }
@@ -91,16 +92,16 @@ dp_wait_listen() {
 # 0 (124 is timeout's "timed out").
 dp_wait() {
 	wait "$2"
-	rc=$?
-	[ $rc = 0 ] || { cat "$DP_TMP/$1" >&2; fail "$3: exited $rc (124: timed out)"; }
+	_dp_rc=$?
+	[ $_dp_rc = 0 ] || { cat "$DP_TMP/$1" >&2; fail "$3: exited $_dp_rc (124: timed out)"; }
 }
 
 # dp_fg NAME NS SECS WHAT CMD...: run CMD in NS under a timeout, output to
 # $DP_TMP/NAME; fail unless it exits 0.
 dp_fg() {
-	name=$1 ns=$2 secs=$3 what=$4
+	_dp_name=$1 _dp_ns=$2 _dp_secs=$3 _dp_what=$4
 	shift 4
-	ip netns exec "$ns" timeout "$secs" "$@" >"$DP_TMP/$name" 2>&1
-	rc=$?
-	[ $rc = 0 ] || { cat "$DP_TMP/$name" >&2; fail "$what: exited $rc (124: timed out)"; }
+	ip netns exec "$_dp_ns" timeout "$_dp_secs" "$@" >"$DP_TMP/$_dp_name" 2>&1
+	_dp_rc=$?
+	[ $_dp_rc = 0 ] || { cat "$DP_TMP/$_dp_name" >&2; fail "$_dp_what: exited $_dp_rc (124: timed out)"; }
 }

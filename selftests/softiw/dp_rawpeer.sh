@@ -66,7 +66,14 @@ case_err() {
 		fail "$c: connection not closed after the Terminate: $rpout"
 	check_contains "$vout" "QPSTATE=6" "$c: victim QP in ERROR"
 	check_contains "$vout" "ASYNC " "$c: victim async event"
+	# CONSUMED_STATUS: the ib_wc_status of the receive the bad message
+	# was aimed at, when it completes in error rather than flushes.
 	flushed=$(echo "$vout" | grep -c '^WC .* status=5 ')
+	if [ -n "$CONSUMED_STATUS" ]; then
+		check_eq "$(echo "$vout" | grep -c "^WC .* status=$CONSUMED_STATUS ")" 1 \
+			"$c: receive completed with status $CONSUMED_STATUS"
+		flushed=$((flushed + 1))
+	fi
 	check_eq "$flushed" "$NRECV" "$c: receives flushed"
 	check_lacks "$vout" "status=0 " "$c: a successful completion"
 	check_contains "$vout" "GUARD ok" "$c: guard octets"
@@ -88,6 +95,7 @@ for mode in "" --v2; do
 	log "valid Write + Send ${mode:-(MPA v1)}: placed"
 done
 
+CONSUMED_STATUS=
 case_err unknown-stag "1 1 0"
 case_err bounds "1 1 1"
 case_err wrong-pd "1 1 2"
@@ -100,7 +108,10 @@ case_err bad-qn "1 2 1"
 case_err msn-nobuf "1 2 2"
 case_err msn-range "1 2 3"
 case_err bad-mo "1 2 4"
+# The receive the Send was aimed at completes with a local length error.
+CONSUMED_STATUS=1
 case_err too-long "1 2 5"
+CONSUMED_STATUS=
 case_err bad-opcode "0 2 6"
 case_err bad-rdmap-ver "0 2 5"
 case_err read-bad-stag "0 1 0"
