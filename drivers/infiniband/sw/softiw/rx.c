@@ -3,14 +3,18 @@
  * softiw RX engine: the socket's data_ready callback reads the stream
  * with tcp_read_sock() and feeds a streaming FPDU parser.  Per FPDU:
  *
+ *   CRC      with CRC in use, nothing of an FPDU is placed before its
+ *            CRC is known good (RFC 5044 section 8): rx_fpdu_verify()
+ *            waits until the whole FPDU is in the socket's receive queue
+ *            and checks its CRC there, without consuming or copying it;
  *   HDR      ULPDU_Length and the DDP/RDMAP header (whole Read Request,
  *            Terminate body) are gathered into rx.hdr, then decoded and
  *            validated with the wire core BEFORE any placement;
  *   PAYLOAD  placed straight from the skb into the registered region or
- *            the receive buffer (softiw_mem_copy_in_skb(), CRC32c
- *            accumulated on the way), no intermediate copy;
- *   PAD, CRC the CRC is compared; only then is anything delivered
- *            (completions, Read Requests queued, Terminates acted on).
+ *            the receive buffer (softiw_mem_copy_in_skb()), no
+ *            intermediate copy;
+ *   PAD, CRC only then is anything delivered (completions, Read
+ *            Requests queued, Terminates acted on).
  *
  * Markers (params.markers_rx) are stripped wherever the 512-octet grid
  * of the stream (rx.mpa.pos) falls, checked (FPDUPTR) and covered by the
@@ -66,9 +70,15 @@ static u32 rx_crc32c(u32 crc, const void *buf, unsigned int len)
 	return crc32c(crc, buf, len);
 }
 
+/* A streaming CRC is kept only when the FPDU was not verified up front. */
+static bool rx_crc_live(const struct softiw_qp_rx *rx)
+{
+	return rx->mpa.crc && !rx->crc_checked;
+}
+
 static void rx_crc(struct softiw_qp_rx *rx, const u8 *buf, u32 len)
 {
-	if (rx->mpa.crc)
+	if (rx_crc_live(rx))
 		rx->crc = crc32c(rx->crc, buf, len);
 }
 
@@ -78,7 +88,7 @@ static void rx_crc_skb(struct softiw_qp_rx *rx, const struct sk_buff *skb,
 {
 	u8 tmp[64];
 
-	while (rx->mpa.crc && len) {
+	while (rx_crc_live(rx) && len) {
 		u32 n = min_t(u32, len, sizeof(tmp));
 
 		if (skb_copy_bits(skb, off, tmp, n))
@@ -391,7 +401,7 @@ static int rx_place_mem(struct softiw_qp *qp, const struct sk_buff *skb,
 	ret = softiw_mem_check(mem, qp->pd, rx->addr, n, access);
 	if (!ret)
 		ret = softiw_mem_copy_in_skb(mem, rx->addr, skb, off, n,
-					     rx->mpa.crc ? &rx->crc : NULL);
+					     rx_crc_live(rx) ? &rx->crc : NULL);
 	softiw_mem_put(mem);
 	if (!ret)
 		rx->addr += n;
@@ -425,7 +435,7 @@ static int rx_place_rqe(struct softiw_qp *qp, const struct sk_buff *skb,
 			       IB_ACCESS_LOCAL_WRITE);
 	if (!ret)
 		ret = softiw_mem_copy_in_skb(mem, sge->addr + o, skb, off, n,
-					     rx->mpa.crc ? &rx->crc : NULL);
+					     rx_crc_live(rx) ? &rx->crc : NULL);
 	softiw_mem_put(mem);
 	if (ret)
 		return ret;
@@ -560,7 +570,7 @@ static void rx_fpdu_done(struct softiw_qp *qp)
 	struct softiw_rdmap_hdr *h = &rx->h;
 	u32 st = rx->err;
 
-	if (rx->mpa.crc && ~rx->crc != softiw_wire_get_le32(rx->crc_wire))
+	if (rx_crc_live(rx) && ~rx->crc != softiw_wire_get_le32(rx->crc_wire))
 		st = SOFTIW_MPA_ERR_CRC;
 	if (!st && rx->rtr_pending) {
 		WRITE_ONCE(rx->rtr_pending, false);
@@ -605,6 +615,7 @@ next:
 	rx->state = RX_HDR;
 	rx->hdr_got = 0;
 	rx->crc_got = 0;
+	rx->crc_checked = false;
 	rx->err = 0;
 	rx->target = RX_T_SKIP;
 }
@@ -656,6 +667,126 @@ static u32 rx_marker(struct softiw_qp *qp, const struct sk_buff *skb, int off,
 	return n;
 }
 
+/*
+ * Walk over the stream octets of an FPDU still in the receive queue:
+ * Markers (by stream position) go into the CRC as rx_marker() counts
+ * them; of the other octets the first two are ULPDU_Length, the last
+ * four the CRC field, the rest CRC'd.
+ */
+struct rx_walk {
+	u32 pos;		/* stream position of the next octet */
+	u32 plain;		/* non-Marker octets of the FPDU seen */
+	u32 fpdu_len;		/* non-Marker octets in all; 0 = not known */
+	u32 crc;
+	u8 len_wire[SOFTIW_MPA_HDR_LEN];
+	u8 crc_wire[SOFTIW_MPA_CRC_LEN];
+	bool markers;
+};
+
+/* Feed @n octets at @p; returns true once the FPDU is complete. */
+static bool rx_walk_feed(struct rx_walk *w, const u8 *p, u32 n)
+{
+	while (n) {
+		u32 k, in = w->pos % SOFTIW_MPA_MARKER_PERIOD;
+
+		if (w->markers && in < SOFTIW_MPA_MARKER_LEN) {
+			k = min(n, SOFTIW_MPA_MARKER_LEN - in);
+			w->crc = crc32c(w->crc, p, k);
+		} else {
+			k = w->markers ? min(n, rx_to_marker(w->pos)) : n;
+			if (w->plain < SOFTIW_MPA_HDR_LEN) {
+				k = min(k, SOFTIW_MPA_HDR_LEN - w->plain);
+				memcpy(w->len_wire + w->plain, p, k);
+				w->crc = crc32c(w->crc, p, k);
+			} else if (w->plain < w->fpdu_len - SOFTIW_MPA_CRC_LEN) {
+				k = min(k, w->fpdu_len - SOFTIW_MPA_CRC_LEN -
+					   w->plain);
+				w->crc = crc32c(w->crc, p, k);
+			} else {
+				u32 at = w->plain -
+					 (w->fpdu_len - SOFTIW_MPA_CRC_LEN);
+
+				k = min(k, w->fpdu_len - w->plain);
+				memcpy(w->crc_wire + at, p, k);
+			}
+			w->plain += k;
+			if (w->plain == SOFTIW_MPA_HDR_LEN) {
+				u32 ulen = softiw_wire_get_be16(w->len_wire);
+
+				w->fpdu_len = softiw_mpa_fpdu_len(ulen);
+			}
+			if (w->fpdu_len && w->plain == w->fpdu_len) {
+				w->pos += k;
+				return true;
+			}
+		}
+		w->pos += k;
+		p += k;
+		n -= k;
+	}
+	return false;
+}
+
+enum { RX_VERIFY_WAIT, RX_VERIFY_OK, RX_VERIFY_BAD };
+
+/*
+ * The FPDU starting at @off of @skb (the head of the receive queue, as
+ * tcp_read_sock() hands it to the actor): RX_VERIFY_OK if it is all there
+ * and its CRC matches, RX_VERIFY_BAD if it does not, RX_VERIFY_WAIT if
+ * part of it has not arrived yet.
+ */
+static int rx_fpdu_verify(struct softiw_qp *qp, struct sk_buff *skb, u32 off)
+{
+	struct sock *sk = skb->sk;	/* queued skbs are owned by the socket */
+	struct softiw_qp_rx *rx = &qp->rx;
+	struct rx_walk w = {
+		.pos = qp->rx.mpa.pos,
+		.fpdu_len = SOFTIW_MPA_HDR_LEN + SOFTIW_MPA_CRC_LEN,
+		.crc = ~0u,
+		.markers = qp->rx.mpa.markers,
+	};
+	u32 seq = TCP_SKB_CB(skb)->seq + off;
+
+	/* Not worth a walk before the octets known to be missing arrive. */
+	if (seq == rx->verify_seq &&
+	    before(READ_ONCE(tcp_sk(sk)->rcv_nxt), rx->verify_until))
+		return RX_VERIFY_WAIT;
+	rx->verify_seq = seq;
+	skb_queue_walk_from(&sk->sk_receive_queue, skb) {
+		u32 start = seq - TCP_SKB_CB(skb)->seq, consumed = 0, n;
+		struct skb_seq_state st;
+		const u8 *data;
+		bool done = false;
+
+		if (start >= skb->len)
+			continue;
+		skb_prepare_seq_read(skb, start, skb->len, &st);
+		while (!done && (n = skb_seq_read(consumed, &data, &st))) {
+			u32 before = w.pos;
+
+			done = rx_walk_feed(&w, data, n);
+			consumed += w.pos - before;
+		}
+		if (done) {
+			skb_abort_seq_read(&st);
+			return ~w.crc == softiw_wire_get_le32(w.crc_wire) ?
+			       RX_VERIFY_OK : RX_VERIFY_BAD;
+		}
+		seq += skb->len - start;
+	}
+	/* At least the rest of the FPDU proper is missing, Markers aside. */
+	rx->verify_until = seq + (w.fpdu_len - w.plain);
+	/* Make room for the rest if the queue is filling up. */
+	if (!(sk->sk_userlocks & SOCK_RCVBUF_LOCK) &&
+	    atomic_read(&sk->sk_rmem_alloc) > READ_ONCE(sk->sk_rcvbuf) / 2) {
+		int max = READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_rmem[2]);
+
+		WRITE_ONCE(sk->sk_rcvbuf,
+			   min(READ_ONCE(sk->sk_rcvbuf) * 2, max));
+	}
+	return RX_VERIFY_WAIT;
+}
+
 static int rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 		    unsigned int offset, size_t len)
 {
@@ -669,6 +800,22 @@ static int rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 
 		/* An FPDU starts with its first octet, Marker or not. */
 		if (!rx->in_fpdu) {
+			if (rx->mpa.crc) {
+				int v = rx_fpdu_verify(qp, skb, off);
+
+				if (v == RX_VERIFY_WAIT) {
+					/* leave the rest queued until more comes */
+					desc->count = 0;
+					return done;
+				}
+				if (v == RX_VERIFY_BAD) {
+					rx->hdr_got = 0;
+					rx_fail(qp, SOFTIW_MPA_ERR_CRC,
+						IB_WC_WR_FLUSH_ERR);
+					break;
+				}
+				rx->crc_checked = true;
+			}
 			rx->in_fpdu = true;
 			rx->crc = ~0u;
 			rx->fpdu_start = rx->mpa.pos;

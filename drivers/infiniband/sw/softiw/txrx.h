@@ -92,6 +92,9 @@ struct softiw_qp_rx {
 	u8 state;			/* RX_* parser state (rx.c) */
 	bool in_fpdu;			/* an FPDU's first octet was seen */
 	u32 crc;			/* CRC32c register over this FPDU */
+	bool crc_checked;		/* this FPDU's CRC verified up front */
+	u32 verify_seq;			/* TCP seq the next FPDU starts at */
+	u32 verify_until;		/* ...and no check before this seq */
 	u32 fpdu_start;			/* mpa.pos where the FPDU began */
 	u32 left;			/* octets left in @state */
 	u8 mk_got;			/* octets of the current Marker seen */
