@@ -251,7 +251,7 @@ static void qp_enter_error(struct softiw_qp *qp, int event, bool abortive)
 		return;
 
 	softiw_cm_qp_close(qp, abortive);
-	queue_work(system_wq, &qp->flush_work);
+	softiw_queue_work(&qp->flush_work);
 	if (event >= 0)
 		qp_event(qp, event);
 }
@@ -271,6 +271,9 @@ void softiw_qp_terminate(struct softiw_qp *qp, u32 err, const u8 *hdr,
 	if (state != SOFTIW_QP_RTS && state != SOFTIW_QP_CLOSING)
 		return;
 	softiw_rdmap_term_for_error(err, hdr, hdr_len, &t);
+	ibdev_dbg(&qp->sdev->ibdev,
+		  "qp %u: error %#x: Terminate layer %u etype %u code %#x\n",
+		  qp->ibqp.qp_num, err, t.layer, t.etype, t.ecode);
 	softiw_tx_terminate(qp, &t);
 	qp_enter_error(qp, IB_EVENT_QP_FATAL, false);
 }
@@ -279,6 +282,8 @@ void softiw_qp_stream_closed(struct softiw_qp *qp, bool reset)
 {
 	enum softiw_qp_state state = READ_ONCE(qp->state);
 
+	ibdev_dbg(&qp->sdev->ibdev, "qp %u: stream %s in state %d\n",
+		  qp->ibqp.qp_num, reset ? "reset" : "closed", state);
 	/*
 	 * A reset in RTS is a fatal error of the stream.  A FIN ends it
 	 * normally (the CM reports the disconnect); what is still queued is
@@ -801,6 +806,11 @@ static int wqe_from_wr(struct softiw_qp *qp, struct softiw_wqe *wqe,
 		wqe->rkey = rdma_wr(wr)->rkey;
 		wqe->remote_addr = rdma_wr(wr)->remote_addr;
 		break;
+	case IB_WR_RDMA_READ_WITH_INV:
+		/* iWARP rdma_rw: invalidate the sink locally once read */
+		wqe->flags |= SOFTIW_WQE_READ_INV;
+		wqe->inv_stag = wr->ex.invalidate_rkey;
+		fallthrough;
 	case IB_WR_RDMA_READ:
 		/* a Read Response places into one Data Sink STag */
 		wqe->opcode = SOFTIW_WR_READ;
@@ -886,7 +896,7 @@ int softiw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		if (state == SOFTIW_QP_RTS)
 			softiw_tx_kick(qp);
 		else if (state == SOFTIW_QP_ERROR)
-			queue_work(system_wq, &qp->flush_work);
+			softiw_queue_work(&qp->flush_work);
 	}
 	return ret;
 }
@@ -939,6 +949,6 @@ int softiw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (ret)
 		*bad_wr = wr;
 	if (flush)
-		queue_work(system_wq, &qp->flush_work);
+		softiw_queue_work(&qp->flush_work);
 	return ret;
 }

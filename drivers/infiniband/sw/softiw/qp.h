@@ -73,6 +73,7 @@ enum softiw_wr_opcode {
 #define SOFTIW_WQE_SOLICITED	0x02	/* Send with Solicited Event */
 #define SOFTIW_WQE_INLINE	0x04	/* payload in @inline_data */
 #define SOFTIW_WQE_FENCE	0x08	/* wait for prior READs */
+#define SOFTIW_WQE_READ_INV	0x10	/* READ: then invalidate @inv_stag */
 #define SOFTIW_WQE_DONE		0x80	/* engine finished; awaiting in-order CQE */
 
 struct softiw_sge {

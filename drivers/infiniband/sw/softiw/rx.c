@@ -515,8 +515,30 @@ static void rx_read_resp_done(struct softiw_qp *qp)
 	struct softiw_qp_rx *rx = &qp->rx;
 	unsigned long flags;
 
-	if (rx->rresp_wqe)
-		softiw_sq_done(qp, rx->rresp_wqe, IB_WC_SUCCESS);
+	if (rx->rresp_wqe) {
+		struct softiw_wqe *wqe = rx->rresp_wqe;
+		u8 status = IB_WC_SUCCESS;
+
+		/*
+		 * Read with Local Invalidate: the Data Sink is revoked before
+		 * the completion.  Its STag is the sink SGE's: rdma_rw fills
+		 * invalidate_rkey before it bumps the MR's key at post time,
+		 * so that field may name the previous registration.
+		 */
+		if (wqe->flags & SOFTIW_WQE_READ_INV) {
+			u32 stag = wqe->num_sge ? wqe->sge[0].lkey :
+						  wqe->inv_stag;
+
+			if (softiw_mem_invalidate(qp->sdev, stag, qp->pd,
+						  false)) {
+				ibdev_dbg(&qp->sdev->ibdev,
+					  "qp %u: Read with Invalidate of %#x refused\n",
+					  qp->ibqp.qp_num, stag);
+				status = IB_WC_LOC_PROT_ERR;
+			}
+		}
+		softiw_sq_done(qp, wqe, status);
+	}
 	else
 		WRITE_ONCE(rx->rtr_read, false);
 	rx->rresp_wqe = NULL;

@@ -68,6 +68,11 @@ void softiw_tx_kick(struct softiw_qp *qp)
 	spin_unlock_irqrestore(&qp->tx.lock, flags);
 }
 
+void softiw_queue_work(struct work_struct *work)
+{
+	queue_work(softiw_tx_wq, work);
+}
+
 void softiw_tx_terminate(struct softiw_qp *qp,
 			 const struct softiw_rdmap_term *t)
 {
@@ -203,13 +208,21 @@ static int tx_check_sges(struct softiw_qp *qp, struct softiw_wqe *wqe,
 		if (!sge->length)
 			continue;
 		mem = softiw_mem_get(qp->sdev, sge->lkey);
-		if (!mem)
+		if (!mem) {
+			ibdev_dbg(&qp->sdev->ibdev, "qp %u: lkey %#x unknown\n",
+				  qp->ibqp.qp_num, sge->lkey);
 			return -ENOENT;
+		}
 		ret = softiw_mem_check(mem, qp->pd, sge->addr, sge->length,
 				       access);
 		softiw_mem_put(mem);
-		if (ret)
+		if (ret) {
+			ibdev_dbg(&qp->sdev->ibdev,
+				  "qp %u: lkey %#x [%#llx, +%u) access %#x: %d\n",
+				  qp->ibqp.qp_num, sge->lkey, sge->addr,
+				  sge->length, access, ret);
 			return ret;
+		}
 	}
 	return total == wqe->length ? 0 : -EINVAL;
 }

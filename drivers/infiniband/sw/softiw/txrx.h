@@ -138,6 +138,12 @@ void softiw_txrx_detach(struct softiw_qp *qp);
 /* Schedule the TX engine (post_send, RX). Any context. */
 void softiw_tx_kick(struct softiw_qp *qp);
 /*
+ * softiw_queue_work() - run @work on the engines' workqueue, which is
+ * WQ_MEM_RECLAIM: kernel ULPs (NVMe-oF, NFS) flush QP work from their
+ * own reclaim-safe workqueues.
+ */
+void softiw_queue_work(struct work_struct *work);
+/*
  * softiw_tx_terminate() - queue a Terminate built from @t and make it the
  * next thing sent; after it the TX engine sends nothing more.  Any
  * context.
