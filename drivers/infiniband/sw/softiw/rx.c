@@ -538,9 +538,9 @@ static void rx_read_resp_done(struct softiw_qp *qp)
 			}
 		}
 		softiw_sq_done(qp, wqe, status);
-	}
-	else
+	} else {
 		WRITE_ONCE(rx->rtr_read, false);
+	}
 	rx->rresp_wqe = NULL;
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	if (qp->ord_outstanding)
