@@ -19,7 +19,7 @@
  * below has a single writer at a time:
  *
  *   passive: AWAIT_REQ -> AWAIT_ACCEPT -(iw_accept)-> CONNECTED
- *   active:  (iw_connect) AWAIT_REPLY -> CONNECTED
+ *   active:  (iw_connect) AWAIT_TCP -> AWAIT_REPLY -> CONNECTED
  *   CONNECTED -(local graceful close)-> CLOSING -> DEAD
  *   any -> DEAD (socket released, cm_id and QP let go)
  *
@@ -40,6 +40,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/inetdevice.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -122,6 +123,7 @@ static LIST_HEAD(softiw_lsocks);
 /* woken whenever a CEP lets go of its QP (softiw_cm_qp_destroy()) */
 static DECLARE_WAIT_QUEUE_HEAD(softiw_cm_waitq);
 static atomic_t softiw_cep_count = ATOMIC_INIT(0);
+static atomic_t softiw_lsock_count = ATOMIC_INIT(0);
 
 /* One kernel listening socket, shared by every listen on its address. */
 struct softiw_lsock {
@@ -147,6 +149,7 @@ struct softiw_listener {
 enum softiw_cep_state {
 	SOFTIW_CEP_AWAIT_REQ,		/* passive: reading the Request */
 	SOFTIW_CEP_AWAIT_ACCEPT,	/* passive: CONNECT_REQUEST delivered */
+	SOFTIW_CEP_AWAIT_TCP,		/* active: TCP handshake under way */
 	SOFTIW_CEP_AWAIT_REPLY,		/* active: Request sent */
 	SOFTIW_CEP_CONNECTED,		/* RTS: the engines own the stream */
 	SOFTIW_CEP_CLOSING,		/* SHUT_WR sent, waiting for the FIN */
@@ -161,6 +164,7 @@ enum {
 	CEP_EV_TIMEOUT,		/* timer fired */
 	CEP_EV_CLOSE,		/* QP asked for a graceful close */
 	CEP_EV_ABORT,		/* QP (or listener) asked for an abort */
+	CEP_EV_TCP,		/* active: the TCP handshake finished */
 };
 
 struct softiw_cep {
@@ -182,6 +186,8 @@ struct softiw_cep {
 	bool our_crc;			/* C in our frame */
 	bool our_markers;		/* M in our frame */
 	struct softiw_mpa_v2 offered;	/* active: v2 words we sent */
+	u16 conn_pd_len;		/* active: private data to send */
+	u8 conn_pd[SOFTIW_CM_PD_MAX];
 	void (*orig_data_ready)(struct sock *sk);
 	void (*orig_state_change)(struct sock *sk);
 	void (*orig_write_space)(struct sock *sk);
@@ -299,6 +305,9 @@ static void cep_sk_state_change(struct sock *sk)
 	if (cep) {
 		orig = cep->orig_state_change;
 		switch (sk->sk_state) {
+		case TCP_ESTABLISHED:
+			cep_post(cep, CEP_EV_TCP);
+			break;
 		case TCP_CLOSE_WAIT:
 			cep_post(cep, CEP_EV_FIN);
 			break;
@@ -758,6 +767,51 @@ static void cep_read_reply(struct softiw_cep *cep)
 
 #define CEP_EV(x)	BIT(CEP_EV_##x)
 
+/* Active: send our MPA Request (RFC 5044 / RFC 6581) on the new stream. */
+static int cep_send_request(struct softiw_cep *cep)
+{
+	struct softiw_mpa_rr req = { .reply = false };
+
+	req.rev = cep->sent_enhanced ? SOFTIW_MPA_REV2 : SOFTIW_MPA_REV1;
+	req.enhanced = cep->sent_enhanced;
+	req.crc = cep->our_crc;
+	req.markers = cep->our_markers;
+	req.v2 = cep->offered;
+	req.pd = cep->conn_pd;
+	req.pd_len = cep->conn_pd_len;
+	return cep_send_rr(cep, &req);
+}
+
+/*
+ * Active, AWAIT_TCP: look at the socket.  Still in SYN_SENT: wait on.
+ * Connected: send the Request and wait for the Reply (a fresh timer).
+ * Anything else is the handshake's failure, reported as the one
+ * CONNECT_REPLY (ECONNREFUSED for a RST, else the socket's error).
+ */
+static void cep_tcp_progress(struct softiw_cep *cep)
+{
+	struct sock *sk = cep->sock->sk;
+	int state = READ_ONCE(sk->sk_state), ret;
+
+	if (state == TCP_SYN_SENT)
+		return;
+	if (state != TCP_ESTABLISHED && state != TCP_CLOSE_WAIT) {
+		ret = sock_error(sk);
+		cep_connect_fail(cep, ret ? ret : -ECONNRESET, NULL, 0);
+		return;
+	}
+	ret = cep_send_request(cep);
+	if (ret) {
+		cep_connect_fail(cep, ret, NULL, 0);
+		return;
+	}
+	cep_cancel_timer(cep);
+	cep_arm_timer(cep);
+	cep->state = SOFTIW_CEP_AWAIT_REPLY;
+	/* the Reply may already be queued */
+	cep_post(cep, CEP_EV_READ);
+}
+
 static void cep_handle_connected(struct softiw_cep *cep, unsigned long ev)
 {
 	if (ev & CEP_EV(ABORT)) {
@@ -802,6 +856,16 @@ static void cep_handle(struct softiw_cep *cep, unsigned long ev)
 			if (ev & ends)
 				cep_sock_release(cep, true);
 			ev = 0;
+			break;
+		case SOFTIW_CEP_AWAIT_TCP:
+			if (ev & CEP_EV(ABORT))
+				cep_connect_fail(cep, -ECONNABORTED, NULL, 0);
+			else if (ev & CEP_EV(TIMEOUT))
+				cep_connect_fail(cep, -ETIMEDOUT, NULL, 0);
+			else
+				cep_tcp_progress(cep);
+			ev &= ~(CEP_EV(TCP) | CEP_EV(TIMEOUT) | CEP_EV(RESET) |
+				CEP_EV(FIN));
 			break;
 		case SOFTIW_CEP_AWAIT_REPLY:
 			if (ev & CEP_EV(ABORT))
@@ -984,15 +1048,14 @@ static int cm_connect_sock(struct softiw_device *sdev, struct iw_cm_id *id,
 	}
 	if (ret)
 		goto err_release;
-	/* the blocking connect below waits at most mpa_timeout_ms */
-	sock->sk->sk_sndtimeo = mpa_timeout();
+	tcp_sock_set_nodelay(sock->sk);
+	/* non-blocking: cep_tcp_progress() sees the outcome */
 	ret = kernel_connect(sock, (struct sockaddr *)raddr,
-			     cm_addr_len(raddr->ss_family), 0);
-	if (ret == -EINPROGRESS || ret == -EALREADY)
-		ret = -ETIMEDOUT;
+			     cm_addr_len(raddr->ss_family), O_NONBLOCK);
+	if (ret == -EINPROGRESS)
+		ret = 0;
 	if (ret)
 		goto err_release;
-	tcp_sock_set_nodelay(sock->sk);
 	*res = sock;
 	return 0;
 
@@ -1005,7 +1068,6 @@ static int softiw_iw_connect(struct iw_cm_id *id,
 			     struct iw_cm_conn_param *param)
 {
 	struct softiw_device *sdev = to_softiw_dev(id->device);
-	struct softiw_mpa_rr req = { .reply = false };
 	struct softiw_cep *cep;
 	struct softiw_qp *qp;
 	struct socket *sock;
@@ -1030,7 +1092,6 @@ static int softiw_iw_connect(struct iw_cm_id *id,
 	}
 
 	mutex_lock(&cep->mutex);
-	cep->state = SOFTIW_CEP_AWAIT_REPLY;
 	cep_set_qp(cep, qp);
 	cep_set_cm_id(cep, id);
 	cep_sock_assoc(cep, sock, sock->sk->sk_data_ready);
@@ -1044,24 +1105,21 @@ static int softiw_iw_connect(struct iw_cm_id *id,
 		cep->offered.p2p = true;
 		cep->offered.rtr = SOFTIW_MPA_RTR_WRITE | SOFTIW_MPA_RTR_READ;
 	}
-	req.rev = cep->sent_enhanced ? SOFTIW_MPA_REV2 : SOFTIW_MPA_REV1;
-	req.enhanced = cep->sent_enhanced;
-	req.crc = cep->our_crc;
-	req.markers = cep->our_markers;
-	req.v2 = cep->offered;
-	req.pd = param->private_data;
-	req.pd_len = param->private_data_len;
-	ret = cep_send_rr(cep, &req);
-	if (ret) {
-		/* no event may follow an error return */
-		cep_finish(cep, true, 0);
-		mutex_unlock(&cep->mutex);
-		cep_put(cep);
-		return ret;
-	}
+	/* iw_cm's buffer is gone once we return: keep a copy */
+	if (param->private_data_len)
+		memcpy(cep->conn_pd, param->private_data,
+		       param->private_data_len);
+	cep->conn_pd_len = param->private_data_len;
+
+	/*
+	 * The handshake finishes (or fails) asynchronously: the state
+	 * change callback, or this first look should it already be over,
+	 * moves the CEP on; the timer bounds the TCP handshake and then
+	 * the wait for the Reply.
+	 */
+	cep->state = SOFTIW_CEP_AWAIT_TCP;
 	cep_arm_timer(cep);
-	/* the Reply may already be queued */
-	cep_post(cep, CEP_EV_READ);
+	cep_post(cep, CEP_EV_TCP);
 	mutex_unlock(&cep->mutex);
 	cep_put(cep);	/* the allocation's; the others keep it */
 	return 0;
@@ -1312,6 +1370,7 @@ static struct softiw_lsock *ls_create(struct softiw_device *sdev,
 	if (ret)
 		goto err_sock;
 	list_add_tail(&ls->entry, &softiw_lsocks);
+	atomic_inc(&softiw_lsock_count);
 	return ls;
 
 err_sock:
@@ -1338,6 +1397,7 @@ static void ls_destroy(struct softiw_lsock *ls)
 {
 	cancel_work_sync(&ls->accept_work);
 	sock_release(ls->sock);
+	atomic_dec(&softiw_lsock_count);
 	kfree(ls);
 }
 
@@ -1421,6 +1481,11 @@ int softiw_cm_init(void)
 	softiw_cm_wq = alloc_ordered_workqueue("softiw_cm", WQ_MEM_RECLAIM);
 	if (!softiw_cm_wq)
 		return -ENOMEM;
+	/* live counts, for leak checks (selftests/softiw/dp_teardown.sh) */
+	debugfs_create_atomic_t("cm_endpoints", 0444, softiw_debugfs_root,
+				&softiw_cep_count);
+	debugfs_create_atomic_t("cm_listen_sockets", 0444, softiw_debugfs_root,
+				&softiw_lsock_count);
 	return 0;
 }
 

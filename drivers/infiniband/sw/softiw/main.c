@@ -18,6 +18,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rculist.h>
@@ -185,13 +186,17 @@ static void softiw_unregister_all(void)
 	}
 }
 
+struct dentry *softiw_debugfs_root;
+
 static int __init softiw_init(void)
 {
 	int ret;
 
+	/* debugfs is optional: its helpers accept an error pointer */
+	softiw_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	ret = softiw_txrx_init();
 	if (ret)
-		return ret;
+		goto err_debugfs;
 	ret = softiw_cm_init();
 	if (ret)
 		goto err_txrx;
@@ -205,6 +210,8 @@ err_cm:
 	softiw_cm_exit();
 err_txrx:
 	softiw_txrx_exit();
+err_debugfs:
+	debugfs_remove_recursive(softiw_debugfs_root);
 	return ret;
 }
 
@@ -222,6 +229,7 @@ static void __exit softiw_exit(void)
 	softiw_netdev_notifier_unregister();
 	softiw_cm_exit();
 	softiw_txrx_exit();
+	debugfs_remove_recursive(softiw_debugfs_root);
 }
 
 module_init(softiw_init);

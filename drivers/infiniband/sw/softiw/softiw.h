@@ -84,6 +84,9 @@ static inline struct softiw_pd *to_softiw_pd(struct ib_pd *ibpd)
 #define softiw_dbg_dev(sdev, fmt, ...)					\
 	ibdev_dbg(&(sdev)->ibdev, "%s: " fmt, __func__, ##__VA_ARGS__)
 
+/* main.c: /sys/kernel/debug/softiw (an error pointer without debugfs) */
+extern struct dentry *softiw_debugfs_root;
+
 /* main.c: the device list */
 struct softiw_device *softiw_device_get_by_netdev(struct net_device *netdev);
 void softiw_device_unlink(struct softiw_device *sdev);
