@@ -6,6 +6,7 @@
 #   make deps            install every Debian package the project needs
 #   make check           everything: build, host tests, fuzz, VM selftests
 #   make demo            boot a VM, make two namespaces, show softiw working
+#   make bench           perftest over softiw and upstream siw in a VM
 #   make install         install module (depmod), provider and .driver file
 #   make kernels         build the module for every installed Debian kernel
 #   make checkpatch | sparse | w1     style and static checks of the module
@@ -85,6 +86,12 @@ fuzz:
 
 bench-proto:
 	$(MAKE) -C tests bench-proto
+
+# BENCH_KVER: kernel to benchmark on (default: the 6.1 kernel, for which
+# upstream siw is built as the baseline); BENCH_SECS: bandwidth runs of
+# BENCH_SECS x 200 iterations (default 5)
+bench: provider
+	tools/bench/bench.sh "$(BENCH_KVER)" $(or $(BENCH_SECS),5)
 
 vm-tests: module provider rawpeer
 	tools/vm/selftests.sh $(KVER)
