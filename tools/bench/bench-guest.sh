@@ -30,8 +30,8 @@ setup() {
 	ip -n bn0 link set bveth0 up && ip -n bn1 link set bveth1 up
 }
 
-# in NS CMD...: run CMD in netns NS ("-": the initial namespace)
-in() {
+# inns NS CMD...: run CMD in netns NS ("-": the initial namespace)
+inns() {
 	ns=$1
 	shift
 	if [ "$ns" = - ]; then "$@"; else ip netns exec "$ns" "$@"; fi
@@ -43,11 +43,11 @@ perf() {
 	rnic=$1 d0=$2 d1=$3 tool=$4
 	shift 4
 	port=$((${port:-19000} + 1))
-	in "$SNS" timeout 120 "$tool" -R -F -d "$d1" -p $port "$@" \
+	inns "$SNS" timeout 120 "$tool" -R -F -d "$d1" -p $port "$@" \
 		>/tmp/bench.srv 2>&1 &
 	spid=$!
 	sleep 1
-	in "$CNS" timeout 120 "$tool" -R -F -d "$d0" -p $port "$@" $SADDR \
+	inns "$CNS" timeout 120 "$tool" -R -F -d "$d0" -p $port "$@" $SADDR \
 		>/tmp/bench.cli 2>&1
 	crc=$?
 	wait $spid
@@ -110,6 +110,10 @@ ip link add blo0 type veth peer name blo1 netns bn1 &&
 SNS=- CNS=- SADDR=10.76.0.1
 rdma link add blsw type softiw netdev blo0 || { echo "FAILED: softiw loopback device"; exit 1; }
 suite softiw blsw blsw
+# siw never asks for the MPA CRC: the same without it, for comparison
+echo N >/sys/module/softiw/parameters/mpa_crc
+suite softiw-nocrc blsw blsw
+echo Y >/sys/module/softiw/parameters/mpa_crc
 rdma link delete blsw
 if [ -n "$siw_ko" ]; then
 	# siw's dependencies, then the module built from the 6.1 source

@@ -36,19 +36,21 @@ trap 'rm -f "$out"' EXIT
 rc=${PIPESTATUS[0]}
 
 echo
-printf '%-14s %-8s %14s %14s %8s %14s\n' test size softiw siw "softiw/siw" "softiw (veth)"
 awk '$1 == "RESULT" { v[$2 " " $3 " " $4] = $5; u[$3] = $6; if ($2 != "tcp") t[$3 " " $4] = 1 }
 END {
+	printf "%-13s %-6s %11s %11s %11s %9s %12s\n", "test", "size", "softiw", "no CRC", "siw", "vs siw", "softiw veth"
 	for (k in t) {
 		split(k, a, " ")
-		s = v["softiw " k]; r = v["siw " k]
-		ratio = (s != "" && r != "" && r > 0) ? sprintf("%.2f", s / r) : "-"
-		if (a[1] ~ /_lat$/ && ratio != "-") ratio = sprintf("%.2f", r / s)
-		printf "%-14s %-8s %9s %-4s %9s %-4s %8s %9s %-4s\n", a[1], a[2], s, u[a[1]], r, u[a[1]], ratio, v["softiw-veth " k], u[a[1]]
+		s = v["softiw " k]; n = v["softiw-nocrc " k]; r = v["siw " k]
+		ratio = "-"
+		if (n != "" && r != "" && n > 0 && r > 0)
+			ratio = sprintf("%.2f", a[1] ~ /_lat$/ ? r / n : n / r)
+		printf "%-13s %-6s %6s %-4s %6s %-4s %6s %-4s %9s %7s %-4s\n", a[1], a[2], s, u[a[1]], n, u[a[1]], r, u[a[1]], ratio, v["softiw-veth " k], u[a[1]]
 	}
-	if (v["tcp iperf3 -"] != "") printf "%-14s %-8s %9s MB/s (TCP over the same veth)\n", "iperf3", "-", v["tcp iperf3 -"]
+	if (v["tcp iperf3 -"] != "") printf "iperf3 (TCP over the same veth): %s MB/s\n", v["tcp iperf3 -"]
 }' "$out" | sort
-echo "(softiw, siw: one device over its own address; softiw/siw: bandwidth ratio,"
-echo " or siw/softiw latency ratio, above 1 means softiw is faster; softiw (veth):"
-echo " between two namespaces over a veth pair)"
+echo "(softiw, no CRC, siw: one device over its own address, initial namespace;"
+echo " vs siw: softiw without CRC against siw, which never asks for it:"
+echo " bandwidth ratio or latency ratio, above 1 means softiw is faster;"
+echo " softiw veth: between two namespaces over a veth pair)"
 exit "$rc"
