@@ -45,20 +45,21 @@ ibv_devices
 step "ibv_devinfo -v -d softiw0"
 ibv_devinfo -v -d softiw0
 
-# The device advertises QPs only once the data path is implemented.
-max_qp=$(ibv_devinfo -v -d softiw0 | awk '$1 == "max_qp:" { print $2 }')
-if [ "${max_qp:-0}" -gt 0 ]; then
-	step "ib_write_bw -R between the namespaces"
-	# Server in ns1 on softiw1, client in ns0 on softiw0; -F: TCG's
-	# CPU frequency is meaningless.  timeout: a hang fails the demo.
-	ip netns exec ns1 timeout 120 ib_write_bw -R -F -d softiw1 -s 65536 -n 200 &
-	srv=$!
-	sleep 2
-	ip netns exec ns0 timeout 120 ib_write_bw -R -F -d softiw0 -s 65536 -n 200 10.77.0.2
-	wait $srv
-else
-	step "ib_write_bw -R: skipped, the data path is not implemented yet"
-fi
+step "rping -V between the namespaces (Send, RDMA Read, RDMA Write, compared)"
+# Server in ns1, client in ns0.  timeout: a hang fails the demo.
+ip netns exec ns1 timeout 120 rping -s -a 10.77.0.2 -V -C 10 -S 4096 &
+srv=$!
+sleep 2
+ip netns exec ns0 timeout 120 rping -c -a 10.77.0.2 -V -C 10 -S 4096 -v | tail -n 3
+wait $srv
+
+step "ib_write_bw -R between the namespaces"
+# -F: TCG's CPU frequency is meaningless.
+ip netns exec ns1 timeout 120 ib_write_bw -R -F -d softiw1 -s 65536 -n 200 &
+srv=$!
+sleep 2
+ip netns exec ns0 timeout 120 ib_write_bw -R -F -d softiw0 -s 65536 -n 200 10.77.0.2
+wait $srv
 
 step "Removing the devices"
 ip netns exec ns0 rdma link delete softiw0

@@ -36,9 +36,9 @@ trap 'rm -f "$out"' EXIT
 rc=${PIPESTATUS[0]}
 
 echo
+printf "%-13s %-6s %11s %11s %11s %9s %12s\n" test size softiw "no CRC" siw "vs siw" "softiw veth"
 awk '$1 == "RESULT" { v[$2 " " $3 " " $4] = $5; u[$3] = $6; if ($2 != "tcp") t[$3 " " $4] = 1 }
 END {
-	printf "%-13s %-6s %11s %11s %11s %9s %12s\n", "test", "size", "softiw", "no CRC", "siw", "vs siw", "softiw veth"
 	for (k in t) {
 		split(k, a, " ")
 		s = v["softiw " k]; n = v["softiw-nocrc " k]; r = v["siw " k]
