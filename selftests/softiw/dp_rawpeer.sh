@@ -124,6 +124,20 @@ case_err bad-fpdu-len "2 0 3"
 case_err write "1 1 0" -a r
 case_err read "0 1 2" -a w
 
+# Every refusal was counted (rdma statistic, stats.c) on the victim's device.
+stat() {
+	rdma statistic show link sw1/1 | tr ' ' '\n' |
+		awk -v n="$1" 'prev == n { print; exit } { prev = $0 }'
+}
+stats=$(rdma statistic show link sw1/1)
+for want in "terminate_sent 19" "remote_access_errors 9" \
+	"remote_invalid_requests 8" "llp_errors 2" "mpa_crc_errors 1"; do
+	n=${want% *} min=${want#* }
+	got=$(stat "$n")
+	[ "${got:-0}" -ge "$min" ] || fail "counter $n: ${got:-none}, want >= $min: $stats"
+done
+log "counters: $stats"
+
 check_lacks "$(dmesg_new)" "Oops" "kernel log"
 check_lacks "$(dmesg_new)" "BUG" "kernel log"
 exit 0

@@ -105,6 +105,11 @@ kill $srv 2>/dev/null
 wait $srv 2>/dev/null
 check_quiet "silent TCP client"
 log "peer never sends an MPA Request: endpoint freed after the timeout"
+# both timeouts were counted (rdma statistic, stats.c)
+for d in sw0 sw1; do
+	rdma statistic show link $d/1 | grep -q 'mpa_timeouts [1-9]' ||
+		fail "$d: MPA timeout not counted: $(rdma statistic show link $d/1)"
+done
 
 ip netns exec ns0 timeout 10 rping -c -a $DP_B -p 7392 -C 1 >"$DP_TMP/cli" 2>&1
 rc=$?

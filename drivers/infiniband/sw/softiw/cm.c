@@ -677,6 +677,8 @@ static void cep_read_request(struct softiw_cep *cep)
 	}
 	if (ret) {
 		pr_debug("bad MPA Request: %d status %#x\n", ret, st);
+		if (ret == -EPROTO)
+			softiw_stat_inc(cep->sdev, SOFTIW_STAT_MPA_REJECTS);
 		/* a wrong key may not be MPA at all: just close */
 		if (ret == -EPROTO && st != SOFTIW_MPA_ERR_RR_KEY &&
 		    cep->rcvd >= SOFTIW_MPA_RR_HDR_LEN)
@@ -704,6 +706,8 @@ static void cep_read_reply(struct softiw_cep *cep)
 		return;
 	if (ret) {
 		pr_debug("MPA Reply: %d status %#x\n", ret, st);
+		if (ret == -EPROTO)
+			softiw_stat_inc(cep->sdev, SOFTIW_STAT_MPA_REJECTS);
 		cep_connect_fail(cep, ret == -EPROTO ? -EPROTO : -ECONNRESET,
 				 NULL, 0);
 		return;
@@ -841,6 +845,10 @@ static void cep_handle(struct softiw_cep *cep, unsigned long ev)
 	const unsigned long ends = CEP_EV(ABORT) | CEP_EV(RESET) | CEP_EV(FIN);
 	enum softiw_cep_state prev;
 
+	if ((ev & CEP_EV(TIMEOUT)) && (cep->state == SOFTIW_CEP_AWAIT_REQ ||
+				       cep->state == SOFTIW_CEP_AWAIT_TCP ||
+				       cep->state == SOFTIW_CEP_AWAIT_REPLY))
+		softiw_stat_inc(cep->sdev, SOFTIW_STAT_MPA_TIMEOUTS);
 	do {
 		prev = cep->state;
 		switch (cep->state) {

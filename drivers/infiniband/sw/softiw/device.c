@@ -124,6 +124,7 @@ struct softiw_device *softiw_device_alloc(struct net_device *netdev)
 	ib_set_device_ops(ibdev, &softiw_device_ops);
 	ib_set_device_ops(ibdev, &softiw_verbs_ops);
 	ib_set_device_ops(ibdev, &softiw_cm_ops);
+	ib_set_device_ops(ibdev, &softiw_stats_ops);
 	/*
 	 * The provider posts and polls through the uverbs write commands
 	 * for now; ib_core enables none of these by default.

@@ -271,6 +271,7 @@ void softiw_qp_terminate(struct softiw_qp *qp, u32 err, const u8 *hdr,
 	if (state != SOFTIW_QP_RTS && state != SOFTIW_QP_CLOSING)
 		return;
 	softiw_rdmap_term_for_error(err, hdr, hdr_len, &t);
+	softiw_stat_term(qp->sdev, t.layer, t.etype);
 	ibdev_dbg(&qp->sdev->ibdev,
 		  "qp %u: error %#x: Terminate layer %u etype %u code %#x\n",
 		  qp->ibqp.qp_num, err, t.layer, t.etype, t.ecode);

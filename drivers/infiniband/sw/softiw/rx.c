@@ -580,8 +580,22 @@ static void rx_terminate(struct softiw_qp *qp)
 	ibdev_dbg(&qp->sdev->ibdev,
 		  "qp %u: Terminate received (%#x): layer %u etype %u code %#x\n",
 		  qp->ibqp.qp_num, st, t.layer, t.etype, t.ecode);
+	softiw_stat_inc(qp->sdev, SOFTIW_STAT_TERM_RECEIVED);
 	rx->stopped = true;
 	rx_drop_rqe(qp, IB_WC_WR_FLUSH_ERR);
+	/*
+	 * An RDMAP-layer remote protection error (RFC 5040 section 7.4.1)
+	 * is the peer refusing a Read Request's Data Source; Read Requests
+	 * are answered in order, so it is the oldest READ still waiting:
+	 * that one completes with the error, the rest is flushed.
+	 */
+	if (st == SOFTIW_WIRE_OK && t.layer == SOFTIW_LAYER_RDMAP &&
+	    t.etype == 0x1) {
+		struct softiw_wqe *wqe = softiw_sq_oldest_read(qp);
+
+		if (wqe)
+			softiw_sq_done(qp, wqe, IB_WC_REM_ACCESS_ERR);
+	}
 	softiw_qp_error(qp, IB_EVENT_QP_FATAL);
 }
 
@@ -594,6 +608,8 @@ static void rx_fpdu_done(struct softiw_qp *qp)
 
 	if (rx_crc_live(rx) && ~rx->crc != softiw_wire_get_le32(rx->crc_wire))
 		st = SOFTIW_MPA_ERR_CRC;
+	if (st == SOFTIW_MPA_ERR_CRC)
+		softiw_stat_inc(qp->sdev, SOFTIW_STAT_CRC_ERRORS);
 	if (!st && rx->rtr_pending) {
 		WRITE_ONCE(rx->rtr_pending, false);
 		softiw_tx_kick(qp);
@@ -832,6 +848,8 @@ static int rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 				}
 				if (v == RX_VERIFY_BAD) {
 					rx->hdr_got = 0;
+					softiw_stat_inc(qp->sdev,
+							SOFTIW_STAT_CRC_ERRORS);
 					rx_fail(qp, SOFTIW_MPA_ERR_CRC,
 						IB_WC_WR_FLUSH_ERR);
 					break;

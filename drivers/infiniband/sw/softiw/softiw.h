@@ -19,6 +19,8 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "stats.h"
+
 /* Limits of what is implemented; query_device advertises exactly these. */
 #define SOFTIW_MAX_PD		1024
 
@@ -43,6 +45,7 @@
  * @qp_xa: QP number -> struct softiw_qp (qp.c); lookups take the xa_lock
  *	with interrupts off, so every writer uses the _irq variants
  * @qp_next: cyclic allocation cursor for @qp_xa
+ * @stats: counters of refused operations (stats.h)
  */
 struct softiw_device {
 	struct ib_device ibdev;
@@ -61,6 +64,7 @@ struct softiw_device {
 	u32 stag_recent_pos;
 	struct xarray qp_xa;
 	u32 qp_next;
+	atomic64_t stats[SOFTIW_NR_STATS];
 };
 
 static inline struct softiw_device *to_softiw_dev(struct ib_device *ibdev)

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * softiw per-device counters of refused and failed operations: what a
+ * remote or local peer attempted and softiw refused (RFC 5042's
+ * countermeasures), shown by `rdma statistic show link DEV/1`.  Owned by
+ * stats.c; any file counts with softiw_stat_inc().
+ *
+ * Locking: none; the counters are atomic64_t in struct softiw_device and
+ * are read one by one (a snapshot is not atomic as a whole).
+ */
+#ifndef SOFTIW_STATS_H
+#define SOFTIW_STATS_H
+
+#include <linux/atomic.h>
+#include <rdma/ib_verbs.h>
+
+enum softiw_stat {
+	SOFTIW_STAT_TERM_SENT,		/* Terminates sent, for any error */
+	SOFTIW_STAT_TERM_RECEIVED,	/* Terminates received */
+	SOFTIW_STAT_REMOTE_ACCESS,	/* tagged / RDMAP protection errors */
+	SOFTIW_STAT_REMOTE_INVALID,	/* untagged DDP / RDMAP operation errors */
+	SOFTIW_STAT_LLP_ERRORS,		/* MPA: CRC, FPDU length, Markers */
+	SOFTIW_STAT_CRC_ERRORS,		/* MPA CRC mismatches (also LLP) */
+	SOFTIW_STAT_MPA_TIMEOUTS,	/* connection attempts timed out */
+	SOFTIW_STAT_MPA_REJECTS,	/* malformed or refused MPA frames */
+	SOFTIW_NR_STATS
+};
+
+struct softiw_device;
+
+void softiw_stat_inc(struct softiw_device *sdev, enum softiw_stat s);
+/* Count a Terminate sent with this layer and error type. */
+void softiw_stat_term(struct softiw_device *sdev, u8 layer, u8 etype);
+
+extern const struct ib_device_ops softiw_stats_ops;
+
+#endif /* SOFTIW_STATS_H */
