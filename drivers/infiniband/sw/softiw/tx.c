@@ -13,8 +13,15 @@
  * scheduler spread many QPs over the CPUs instead of running a QP's batch
  * on the CPU that happened to post.
  *
- * Locking: everything in qp->tx except @lock, @stopped and @term* is only
- * touched by the work item (a work item never runs twice at once).
+ * A post to an idle user QP runs the engine at once in the poster's
+ * context (the uverbs system call), which saves the work item's wakeup
+ * per message; kernel QPs always go through the work item, so a ULP's
+ * completion handler never runs inside its own post_send.
+ *
+ * Locking: everything in qp->tx except @lock, @stopped, @rerun and @term*
+ * is only touched by whoever holds tx.run: the work item, or a poster
+ * running the engine inline.  Neither waits for it: a work item that
+ * finds it taken sets @rerun, which the holder checks after letting go.
  * tx.lock (irqsave) guards @stopped against softiw_tx_kick() so that no
  * work is queued after detach, and the Terminate hand-over.  qp->sq.lock
  * guards qp->ord_outstanding (TX increments, RX decrements); qp->ird.lock
@@ -55,17 +62,46 @@ static u32 tx_crc32c(u32 crc, const void *buf, unsigned int len)
 	return crc32c(crc, buf, len);
 }
 
-void softiw_tx_kick(struct softiw_qp *qp)
+static void tx_queue(struct softiw_qp *qp)
 {
 	unsigned long flags;
 
-	/* Pairs with the release in softiw_txrx_attach(): lock is set up. */
-	if (!smp_load_acquire(&qp->tx.sock))
-		return;
 	spin_lock_irqsave(&qp->tx.lock, flags);
 	if (!qp->tx.stopped)
 		queue_work(softiw_tx_wq, &qp->tx.work);
 	spin_unlock_irqrestore(&qp->tx.lock, flags);
+}
+
+static void tx_run(struct softiw_qp *qp);
+
+/* Run the engine in the caller's context if it may and nobody else is. */
+static bool tx_run_inline(struct softiw_qp *qp)
+{
+	struct softiw_qp_tx *tx = &qp->tx;
+
+	if (!qp->is_user || !in_task() || !preemptible() ||
+	    READ_ONCE(tx->owner) == current || READ_ONCE(tx->stopped))
+		return false;
+	if (!mutex_trylock(&tx->run))
+		return false;
+	WRITE_ONCE(tx->owner, current);
+	tx_run(qp);
+	WRITE_ONCE(tx->owner, NULL);
+	mutex_unlock(&tx->run);
+	/* the unlock before reading @rerun: pairs with tx_work()'s barrier */
+	smp_mb();
+	if (xchg(&tx->rerun, false))
+		tx_queue(qp);
+	return true;
+}
+
+void softiw_tx_kick(struct softiw_qp *qp)
+{
+	/* Pairs with the release in softiw_txrx_attach(): lock is set up. */
+	if (!smp_load_acquire(&qp->tx.sock))
+		return;
+	if (!tx_run_inline(qp))
+		tx_queue(qp);
 }
 
 void softiw_queue_work(struct work_struct *work)
@@ -720,9 +756,9 @@ static void tx_final(struct softiw_qp *qp)
 	}
 }
 
-static void tx_work(struct work_struct *work)
+/* The engine proper; the caller holds tx.run. */
+static void tx_run(struct softiw_qp *qp)
 {
-	struct softiw_qp *qp = container_of(work, struct softiw_qp, tx.work);
 	struct softiw_qp_tx *tx = &qp->tx;
 	int ret;
 
@@ -738,8 +774,27 @@ static void tx_work(struct work_struct *work)
 			return;
 		cond_resched();
 	}
-	/* Stopped from inside this work (a Terminate for a local error). */
+	/* Stopped from inside the engine (a Terminate for a local error). */
 	tx_final(qp);
+}
+
+static void tx_work(struct work_struct *work)
+{
+	struct softiw_qp *qp = container_of(work, struct softiw_qp, tx.work);
+	struct softiw_qp_tx *tx = &qp->tx;
+
+	WRITE_ONCE(tx->rerun, true);
+	/* @rerun before the trylock: a holder letting go after it sees it */
+	smp_mb();
+	if (!mutex_trylock(&tx->run))
+		return;
+	WRITE_ONCE(tx->rerun, false);
+	tx_run(qp);
+	mutex_unlock(&tx->run);
+	/* the unlock before reading @rerun, as in tx_run_inline() */
+	smp_mb();
+	if (xchg(&tx->rerun, false))
+		tx_queue(qp);
 }
 
 static void tx_write_space(struct sock *sk)
@@ -784,6 +839,7 @@ int softiw_txrx_attach(struct softiw_qp *qp, struct socket *sock)
 		goto err_free_ulpdu;
 
 	spin_lock_init(&tx->lock);
+	mutex_init(&tx->run);
 	INIT_WORK(&tx->work, tx_work);
 	tx->mulpdu = mulpdu;
 	tx->mpa.crc32c = tx_crc32c;
@@ -825,6 +881,7 @@ err_free_ulpdu:
 static bool txrx_in_engine(struct softiw_qp *qp)
 {
 	return !in_task() || current_work() == &qp->tx.work ||
+	       READ_ONCE(qp->tx.owner) == current ||
 	       READ_ONCE(qp->rx.owner) == current;
 }
 
@@ -863,6 +920,10 @@ void softiw_txrx_detach(struct softiw_qp *qp)
 	}
 	write_unlock_bh(&sk->sk_callback_lock);
 
+	cancel_work_sync(&tx->work);
+	/* a poster may still be running the engine inline: wait for it */
+	mutex_lock(&tx->run);
+	mutex_unlock(&tx->run);
 	cancel_work_sync(&tx->work);
 	tx_final(qp);
 	softiw_rx_release(qp);

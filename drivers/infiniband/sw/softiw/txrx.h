@@ -22,6 +22,7 @@
 #ifndef SOFTIW_TXRX_H
 #define SOFTIW_TXRX_H
 
+#include <linux/mutex.h>
 #include <linux/workqueue.h>
 #include <net/sock.h>
 
@@ -58,6 +59,9 @@ struct softiw_qp_tx {
 	bool stopped;			/* detached: no more work */
 	/* the TX engine may add fields below */
 	spinlock_t lock;		/* @stopped vs. kick, @term* */
+	struct mutex run;		/* held by whoever runs the engine */
+	bool rerun;			/* the work found @run taken: run again */
+	struct task_struct *owner;	/* poster running the engine inline */
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_write_space)(struct sock *sk);
 	bool term_pending;		/* @term waits to be sent */
