@@ -1,0 +1,28 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The semantics of the individual verbs (verbs_ops.c, kselftest harness):
+# SEND/RECV with 1 and max SGEs, zero-length and inline operations,
+# unsignaled and solicited completions, CQ notification, RDMA WRITE/READ
+# at exact offsets with guard octets, ORD queueing, limits refused at post
+# and at create, access-rights errors, flushing, CQ overflow and SRQs.
+# Each case makes its own rdma_cm connection over loopback on sw0:
+#
+#   +---------- ns0 ----------+
+#   | verbs_ops: listener and |
+#   | connector on sw0/veth0  |
+#   |        10.78.0.1/24     |
+#   +-------------------------+
+#
+# VERBS_OPS_ARGS passes harness options (e.g. "-t send_inline").
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/dp_lib.sh"
+bin=${VERBS_OPS:-$(dirname "$0")/../../build/selftests/verbs_ops}
+[ -x "$bin" ] || skip "verbs_ops not built (make -C selftests/softiw)"
+dp_setup
+dmesg_mark
+# shellcheck disable=SC2086
+ip netns exec ns0 env VERBS_ADDR=$DP_A timeout 280 "$bin" $VERBS_OPS_ARGS
+rc=$?
+[ $rc = 0 ] || fail "verbs_ops exited $rc (124: timed out)"
+exit 0

@@ -1,0 +1,1471 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * verbs_ops: the semantics of the individual verbs on softiw, one test
+ * case each (kselftest harness, TAP output).
+ *
+ *   verbs_ops [harness options]        (run by dp_verbs.sh)
+ *
+ * Every case builds its own rdma_cm RC connection over loopback in one
+ * process: a listener and a connector on the softiw device that owns
+ * VERBS_ADDR (default 10.78.0.1, sw0 in ns0 of dp_lib.sh), both on one
+ * event channel.  The "client" end posts the operations under test, the
+ * "server" end is the responder.  Each end has its own PD, send and
+ * receive CQs (each with a completion channel) and one 4 MiB buffer
+ * registered with every right; guard octets around whatever a transfer
+ * must touch are checked to be untouched.
+ *
+ * Assertions are on data, completions (status, opcode, byte_len, wr_id,
+ * wc_flags, qp_num), errno values, QP states and async events.  A case
+ * that fails because of a known kernel bug says so in its message; the
+ * assertion is not weakened.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "kselftest_harness.h"
+
+#define BUF_LEN		(4u << 20)	/* registered buffer of each end */
+#define TMO_MS		15000		/* completions, events (TCG is slow) */
+#define QUIET_MS	300		/* "nothing more arrives" */
+#define MAX_CONN	2
+#define SQ_DEPTH	64
+#define RQ_DEPTH	64
+#define WANT_INLINE	256
+#define FILL		0xa5		/* what untouched memory holds */
+
+struct end {
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *sch, *rch;
+	struct ibv_cq *scq, *rcq;
+	uint8_t *buf;
+	struct ibv_mr *mr;
+};
+
+struct env {
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *listen;
+	struct ibv_context *ctx;
+	struct ibv_device_attr dattr;
+	struct ibv_port_attr pattr;
+	struct end c, s;
+	struct ibv_srq *srq;		/* server end, when asked for */
+	struct rdma_cm_id *cid[MAX_CONN], *sid[MAX_CONN];
+	int nconn;
+	struct ibv_qp_cap cap;		/* client QP 0, as granted */
+};
+
+struct env_opts {
+	int scq_cqe;			/* client send CQ depth (0: default) */
+	int srq_wr;			/* server SRQ depth (0: no SRQ) */
+	int nconn;
+};
+
+/* ---- small helpers ---- */
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+static uint8_t pat(size_t i, unsigned int seed)
+{
+	return (uint8_t)(i * 131 + (i >> 9) + seed * 29 + 1);
+}
+
+static void fill_pat(uint8_t *p, size_t len, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = pat(i, seed);
+}
+
+/* First offset in [0, len) where @p differs from @want, or -1. */
+static long diff_byte(const uint8_t *p, size_t len, uint8_t want)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != want)
+			return (long)i;
+	return -1;
+}
+
+static long diff_mem(const uint8_t *a, const uint8_t *b, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (a[i] != b[i])
+			return (long)i;
+	return -1;
+}
+
+static const char *addr_str(void)
+{
+	const char *a = getenv("VERBS_ADDR");
+
+	return a && *a ? a : "10.78.0.1";
+}
+
+/* ---- rdma_cm ---- */
+
+static void get_ev(struct __test_metadata *_metadata, struct env *e,
+		   struct rdma_cm_event *out)
+{
+	struct rdma_cm_event *ev;
+	struct pollfd pfd = { .fd = e->ch->fd, .events = POLLIN };
+
+	ASSERT_EQ(1, poll(&pfd, 1, TMO_MS)) {
+		TH_LOG("no rdma_cm event within %d ms", TMO_MS);
+	}
+	ASSERT_EQ(0, rdma_get_cm_event(e->ch, &ev));
+	*out = *ev;
+	rdma_ack_cm_event(ev);
+}
+
+static void want_ev(struct __test_metadata *_metadata, struct env *e,
+		    enum rdma_cm_event_type type, struct rdma_cm_event *out)
+{
+	get_ev(_metadata, e, out);
+	ASSERT_EQ(type, out->event) {
+		TH_LOG("rdma_cm: got %s (status %d), want %s",
+		       rdma_event_str(out->event), out->status,
+		       rdma_event_str(type));
+	}
+}
+
+static void end_open(struct __test_metadata *_metadata, struct env *e,
+		     struct end *x, int scq_cqe)
+{
+	x->pd = ibv_alloc_pd(e->ctx);
+	ASSERT_NE(NULL, x->pd);
+	x->sch = ibv_create_comp_channel(e->ctx);
+	x->rch = ibv_create_comp_channel(e->ctx);
+	ASSERT_NE(NULL, x->sch);
+	ASSERT_NE(NULL, x->rch);
+	x->scq = ibv_create_cq(e->ctx, scq_cqe ? scq_cqe : 256, NULL, x->sch, 0);
+	x->rcq = ibv_create_cq(e->ctx, 256, NULL, x->rch, 0);
+	ASSERT_NE(NULL, x->scq);
+	ASSERT_NE(NULL, x->rcq);
+	x->buf = aligned_alloc(4096, BUF_LEN);
+	ASSERT_NE(NULL, x->buf);
+	memset(x->buf, FILL, BUF_LEN);
+	x->mr = ibv_reg_mr(x->pd, x->buf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	ASSERT_NE(NULL, x->mr) TH_LOG("ibv_reg_mr: %s", strerror(errno));
+}
+
+static void qp_attr_default(struct ibv_qp_init_attr *a, struct end *x)
+{
+	memset(a, 0, sizeof(*a));
+	a->send_cq = x->scq;
+	a->recv_cq = x->rcq;
+	a->qp_type = IBV_QPT_RC;
+	a->sq_sig_all = 0;
+	a->cap.max_send_wr = SQ_DEPTH;
+	a->cap.max_recv_wr = RQ_DEPTH;
+	a->cap.max_inline_data = WANT_INLINE;
+}
+
+/* One more connection: client id -> listener; QPs on both ends. */
+static void conn_add(struct __test_metadata *_metadata, struct env *e)
+{
+	struct rdma_conn_param cp = {
+		.initiator_depth = e->dattr.max_qp_init_rd_atom,
+		.responder_resources = e->dattr.max_qp_rd_atom,
+	};
+	struct ibv_qp_init_attr ca, sa;
+	struct sockaddr_in dst = { .sin_family = AF_INET };
+	struct rdma_cm_event ev;
+	struct rdma_cm_id *cid, *sid;
+	int k = e->nconn, est = 0, i;
+
+	ASSERT_LT(k, MAX_CONN);
+	dst.sin_port = rdma_get_src_port(e->listen);
+	ASSERT_EQ(1, inet_pton(AF_INET, addr_str(), &dst.sin_addr));
+	ASSERT_EQ(0, rdma_create_id(e->ch, &cid, NULL, RDMA_PS_TCP));
+	e->cid[k] = cid;
+	ASSERT_EQ(0, rdma_resolve_addr(cid, NULL, (struct sockaddr *)&dst,
+				       TMO_MS));
+	want_ev(_metadata, e, RDMA_CM_EVENT_ADDR_RESOLVED, &ev);
+	ASSERT_EQ(0, rdma_resolve_route(cid, TMO_MS));
+	want_ev(_metadata, e, RDMA_CM_EVENT_ROUTE_RESOLVED, &ev);
+	ASSERT_EQ(e->ctx, cid->verbs);
+
+	qp_attr_default(&ca, &e->c);
+	ca.cap.max_send_sge = e->dattr.max_sge;
+	ca.cap.max_recv_sge = e->dattr.max_sge;
+	ASSERT_EQ(0, rdma_create_qp(cid, e->c.pd, &ca)) {
+		TH_LOG("rdma_create_qp (client): %s", strerror(errno));
+	}
+	if (!k)
+		e->cap = ca.cap;
+	ASSERT_EQ(0, rdma_connect(cid, &cp));
+	want_ev(_metadata, e, RDMA_CM_EVENT_CONNECT_REQUEST, &ev);
+	sid = ev.id;
+	e->sid[k] = sid;
+	e->nconn++;
+	qp_attr_default(&sa, &e->s);
+	sa.cap.max_send_sge = e->dattr.max_sge;
+	sa.cap.max_recv_sge = e->dattr.max_sge;
+	if (e->srq) {
+		sa.srq = e->srq;
+		sa.cap.max_recv_wr = 0;
+		sa.cap.max_recv_sge = 0;
+	}
+	ASSERT_EQ(0, rdma_create_qp(sid, e->s.pd, &sa)) {
+		TH_LOG("rdma_create_qp (server): %s", strerror(errno));
+	}
+	ASSERT_EQ(0, rdma_accept(sid, &cp));
+	for (i = 0; i < 2; i++) {
+		want_ev(_metadata, e, RDMA_CM_EVENT_ESTABLISHED, &ev);
+		est += ev.id == cid ? 1 : ev.id == sid ? 2 : 0;
+	}
+	ASSERT_EQ(3, est);
+}
+
+static void env_open(struct __test_metadata *_metadata, struct env *e,
+		     const struct env_opts *o)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	int i, fl;
+
+	memset(e, 0, sizeof(*e));
+	e->ch = rdma_create_event_channel();
+	ASSERT_NE(NULL, e->ch);
+	ASSERT_EQ(0, rdma_create_id(e->ch, &e->listen, NULL, RDMA_PS_TCP));
+	ASSERT_EQ(1, inet_pton(AF_INET, addr_str(), &a.sin_addr));
+	ASSERT_EQ(0, rdma_bind_addr(e->listen, (struct sockaddr *)&a)) {
+		TH_LOG("rdma_bind_addr %s: %s", addr_str(), strerror(errno));
+	}
+	ASSERT_NE(NULL, e->listen->verbs);
+	ASSERT_EQ(0, rdma_listen(e->listen, 8));
+	e->ctx = e->listen->verbs;
+	ASSERT_EQ(0, ibv_query_device(e->ctx, &e->dattr));
+	ASSERT_EQ(0, ibv_query_port(e->ctx, 1, &e->pattr));
+	fl = fcntl(e->ctx->async_fd, F_GETFL);
+	ASSERT_EQ(0, fcntl(e->ctx->async_fd, F_SETFL, fl | O_NONBLOCK));
+	end_open(_metadata, e, &e->c, o ? o->scq_cqe : 0);
+	end_open(_metadata, e, &e->s, 0);
+	if (o && o->srq_wr) {
+		struct ibv_srq_init_attr sa = {
+			.attr = { .max_wr = o->srq_wr, .max_sge = 1 },
+		};
+
+		e->srq = ibv_create_srq(e->s.pd, &sa);
+		ASSERT_NE(NULL, e->srq) TH_LOG("ibv_create_srq: %s",
+					       strerror(errno));
+	}
+	for (i = 0; i < (o && o->nconn ? o->nconn : 1); i++)
+		conn_add(_metadata, e);
+}
+
+static void end_close(struct end *x)
+{
+	if (x->mr)
+		ibv_dereg_mr(x->mr);
+	if (x->scq)
+		ibv_destroy_cq(x->scq);
+	if (x->rcq)
+		ibv_destroy_cq(x->rcq);
+	if (x->sch)
+		ibv_destroy_comp_channel(x->sch);
+	if (x->rch)
+		ibv_destroy_comp_channel(x->rch);
+	if (x->pd)
+		ibv_dealloc_pd(x->pd);
+	free(x->buf);
+}
+
+static void env_close(struct env *e)
+{
+	int i;
+
+	for (i = 0; i < MAX_CONN; i++) {
+		if (e->cid[i]) {
+			if (e->cid[i]->qp)
+				rdma_destroy_qp(e->cid[i]);
+			rdma_destroy_id(e->cid[i]);
+		}
+		if (e->sid[i]) {
+			if (e->sid[i]->qp)
+				rdma_destroy_qp(e->sid[i]);
+			rdma_destroy_id(e->sid[i]);
+		}
+	}
+	if (e->srq)
+		ibv_destroy_srq(e->srq);
+	end_close(&e->c);
+	end_close(&e->s);
+	if (e->listen)
+		rdma_destroy_id(e->listen);
+	if (e->ch)
+		rdma_destroy_event_channel(e->ch);
+	memset(e, 0, sizeof(*e));
+}
+
+/* ---- posting and completions ---- */
+
+static struct ibv_sge sge_of(struct end *x, size_t off, uint32_t len)
+{
+	struct ibv_sge s = {
+		.addr = (uintptr_t)x->buf + off,
+		.length = len,
+		.lkey = x->mr->lkey,
+	};
+
+	return s;
+}
+
+static int post_op(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t wr_id,
+		   struct ibv_sge *sg, int nsge, unsigned int flags,
+		   uint64_t raddr, uint32_t rkey)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = sg,
+		.num_sge = nsge,
+		.opcode = op,
+		.send_flags = flags,
+	}, *bad = NULL;
+	int ret;
+
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	ret = ibv_post_send(qp, &wr, &bad);
+	if (ret && bad != &wr)
+		return -1000;	/* bad_wr not set: reported by the callers */
+	return ret;
+}
+
+static int post_recv1(struct ibv_qp *qp, uint64_t wr_id, struct ibv_sge *sg,
+		      int nsge)
+{
+	struct ibv_recv_wr wr = {
+		.wr_id = wr_id, .sg_list = sg, .num_sge = nsge,
+	}, *bad = NULL;
+
+	return ibv_post_recv(qp, &wr, &bad);
+}
+
+/* Exactly @n completions from @cq within TMO_MS, into @wc. */
+static void poll_n(struct __test_metadata *_metadata, struct ibv_cq *cq,
+		   int n, struct ibv_wc *wc)
+{
+	long end = now_ms() + TMO_MS;
+	int got = 0, r;
+
+	while (got < n) {
+		r = ibv_poll_cq(cq, n - got, wc + got);
+		ASSERT_LE(0, r) TH_LOG("ibv_poll_cq: %d", r);
+		got += r;
+		if (got < n) {
+			ASSERT_GT(end, now_ms()) {
+				TH_LOG("%d of %d completions within %d ms",
+				       got, n, TMO_MS);
+			}
+			usleep(1000);
+		}
+	}
+}
+
+/* Nothing more arrives at @cq for QUIET_MS. */
+static void poll_none(struct __test_metadata *_metadata, struct ibv_cq *cq)
+{
+	long end = now_ms() + QUIET_MS;
+	struct ibv_wc wc;
+	int r;
+
+	while (now_ms() < end) {
+		r = ibv_poll_cq(cq, 1, &wc);
+		ASSERT_EQ(0, r) {
+			TH_LOG("unexpected completion: wr_id %llu status %s",
+			       (unsigned long long)wc.wr_id,
+			       ibv_wc_status_str(wc.status));
+		}
+		usleep(2000);
+	}
+}
+
+static void check_wc(struct __test_metadata *_metadata,
+		     const struct ibv_wc *wc, uint64_t wr_id,
+		     enum ibv_wc_status st, enum ibv_wc_opcode op,
+		     struct ibv_qp *qp)
+{
+	ASSERT_EQ(wr_id, wc->wr_id);
+	ASSERT_EQ(st, wc->status) {
+		TH_LOG("wr_id %llu: status %s, want %s",
+		       (unsigned long long)wc->wr_id,
+		       ibv_wc_status_str(wc->status), ibv_wc_status_str(st));
+	}
+	if (st == IBV_WC_SUCCESS)
+		ASSERT_EQ(op, wc->opcode);	/* undefined on errors */
+	ASSERT_EQ(qp->qp_num, wc->qp_num);
+}
+
+/* One signaled op on client QP @k and its successful completion. */
+static void do_op(struct __test_metadata *_metadata, struct env *e,
+		  enum ibv_wr_opcode op, uint64_t wr_id, struct ibv_sge *sg,
+		  int nsge, unsigned int flags, uint64_t raddr, uint32_t rkey)
+{
+	struct ibv_qp *qp = e->cid[0]->qp;
+	enum ibv_wc_opcode wop = op == IBV_WR_RDMA_WRITE ? IBV_WC_RDMA_WRITE :
+				 op == IBV_WR_RDMA_READ ? IBV_WC_RDMA_READ :
+				 IBV_WC_SEND;
+	struct ibv_wc wc;
+	uint32_t len = 0;
+	int i;
+
+	for (i = 0; i < nsge; i++)
+		len += sg[i].length;
+	ASSERT_EQ(0, post_op(qp, op, wr_id, sg, nsge, flags | IBV_SEND_SIGNALED,
+			     raddr, rkey));
+	poll_n(_metadata, e->c.scq, 1, &wc);
+	check_wc(_metadata, &wc, wr_id, IBV_WC_SUCCESS, wop, qp);
+	if (op == IBV_WR_RDMA_READ)
+		ASSERT_EQ(len, wc.byte_len);
+}
+
+static void check_recv(struct __test_metadata *_metadata, struct env *e,
+		       uint64_t wr_id, uint32_t len)
+{
+	struct ibv_wc wc;
+
+	poll_n(_metadata, e->s.rcq, 1, &wc);
+	check_wc(_metadata, &wc, wr_id, IBV_WC_SUCCESS, IBV_WC_RECV,
+		 e->sid[0]->qp);
+	ASSERT_EQ(len, wc.byte_len);
+	ASSERT_EQ(0, wc.wc_flags & (IBV_WC_WITH_IMM | IBV_WC_WITH_INV));
+}
+
+static enum ibv_qp_state qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
+		return (enum ibv_qp_state)-1;
+	return a.qp_state;
+}
+
+/* @qp reaches ERROR within TMO_MS. */
+static void wait_qp_err(struct __test_metadata *_metadata, struct ibv_qp *qp,
+			const char *who)
+{
+	long end = now_ms() + TMO_MS;
+
+	while (qp_state(qp) != IBV_QPS_ERR && now_ms() < end)
+		usleep(5000);
+	ASSERT_EQ(IBV_QPS_ERR, qp_state(qp)) TH_LOG("%s QP not in ERROR", who);
+}
+
+/*
+ * Wait for async event @type or @type2 (others are acked and skipped);
+ * true if seen.
+ */
+static bool wait_async2(struct env *e, enum ibv_event_type type,
+			enum ibv_event_type type2, int ms,
+			struct ibv_async_event *out)
+{
+	long end = now_ms() + ms;
+	struct ibv_async_event ev;
+	struct pollfd pfd = { .fd = e->ctx->async_fd, .events = POLLIN };
+
+	for (;;) {
+		long left = end - now_ms();
+
+		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
+			return false;
+		if (ibv_get_async_event(e->ctx, &ev))
+			continue;
+		*out = ev;
+		ibv_ack_async_event(&ev);
+		if (ev.event_type == type || ev.event_type == type2)
+			return true;
+	}
+}
+
+static bool wait_async(struct env *e, enum ibv_event_type type, int ms,
+		       struct ibv_async_event *out)
+{
+	return wait_async2(e, type, type, ms, out);
+}
+
+/* ---- the fixture: one connection, default options ---- */
+
+FIXTURE(conn) {
+	struct env e;
+};
+
+FIXTURE_SETUP(conn)
+{
+	env_open(_metadata, &self->e, NULL);
+}
+
+FIXTURE_TEARDOWN(conn)
+{
+	env_close(&self->e);
+}
+
+#define CQP(self) ((self)->e.cid[0]->qp)
+#define SQP(self) ((self)->e.sid[0]->qp)
+
+/* ---- SEND / RECV ---- */
+
+TEST_F(conn, send_recv_one_sge)
+{
+	struct env *e = &self->e;
+	struct ibv_sge r = sge_of(&e->s, 8192, 4096);
+	struct ibv_sge s = sge_of(&e->c, 100, 1000);
+
+	fill_pat(e->c.buf + 100, 1000, 1);
+	ASSERT_EQ(0, post_recv1(SQP(self), 77, &r, 1));
+	do_op(_metadata, e, IBV_WR_SEND, 11, &s, 1, 0, 0, 0);
+	check_recv(_metadata, e, 77, 1000);
+	ASSERT_EQ(-1, diff_mem(e->s.buf + 8192, e->c.buf + 100, 1000));
+	ASSERT_EQ(-1, diff_byte(e->s.buf, 8192, FILL));
+	ASSERT_EQ(-1, diff_byte(e->s.buf + 9192, BUF_LEN - 9192, FILL)) {
+		TH_LOG("receive buffer written beyond byte_len");
+	}
+}
+
+TEST_F(conn, send_recv_max_sge)
+{
+	struct env *e = &self->e;
+	struct ibv_sge s[16], r[16];
+	unsigned int ns = e->cap.max_send_sge, nr = e->cap.max_recv_sge, i;
+	size_t soff = 0, roff = 0, total = 0, off;
+	uint8_t *want;
+
+	ASSERT_GE(ns, 1u);
+	ASSERT_GE(nr, 1u);
+	ASSERT_LE(ns, 16u);
+	ASSERT_LE(nr, 16u);
+	ASSERT_EQ(e->dattr.max_sge, (int)ns);
+	/* sender: SGE i is 1000 + 37 i octets at scattered offsets */
+	for (i = 0; i < ns; i++) {
+		s[i] = sge_of(&e->c, 65536 * (ns - i) + 3 * i, 1000 + 37 * i);
+		total += s[i].length;
+	}
+	want = malloc(total);
+	ASSERT_NE(NULL, want);
+	for (i = 0; i < ns; i++) {
+		fill_pat(e->c.buf + (s[i].addr - (uintptr_t)e->c.buf),
+			 s[i].length, 10 + i);
+		memcpy(want + soff, (void *)(uintptr_t)s[i].addr, s[i].length);
+		soff += s[i].length;
+	}
+	/* receiver: total split into nr SGEs; the last has room to spare */
+	for (i = 0; i < nr; i++) {
+		uint32_t len = i + 1 < nr ? total / nr - 5 * i :
+				total - roff + 100;
+
+		r[i] = sge_of(&e->s, 1048576 + 32768 * (nr - i) + 5 * i, len);
+		roff += len;
+	}
+	ASSERT_EQ(0, post_recv1(SQP(self), 5, r, nr));
+	do_op(_metadata, e, IBV_WR_SEND, 6, s, ns, 0, 0, 0);
+	check_recv(_metadata, e, 5, total);
+	for (i = 0, off = 0; i < nr; i++) {
+		size_t n = i + 1 < nr ? r[i].length : total - off;
+		uint8_t *p = e->s.buf + (r[i].addr - (uintptr_t)e->s.buf);
+
+		ASSERT_EQ(-1, diff_mem(p, want + off, n)) TH_LOG("recv SGE %u", i);
+		ASSERT_EQ(FILL, p[-1]) TH_LOG("guard before recv SGE %u", i);
+		ASSERT_EQ(FILL, p[r[i].length]) TH_LOG("guard after SGE %u", i);
+		if (i + 1 == nr)
+			ASSERT_EQ(-1, diff_byte(p + n, r[i].length - n, FILL));
+		off += n;
+	}
+	free(want);
+}
+
+TEST_F(conn, send_zero_length)
+{
+	struct env *e = &self->e;
+	struct ibv_sge r = sge_of(&e->s, 0, 4096);
+	struct ibv_sge z = sge_of(&e->c, 0, 0);
+
+	ASSERT_EQ(0, post_recv1(SQP(self), 1, &r, 1));
+	ASSERT_EQ(0, post_recv1(SQP(self), 2, &r, 1));
+	do_op(_metadata, e, IBV_WR_SEND, 3, NULL, 0, 0, 0, 0);
+	check_recv(_metadata, e, 1, 0);
+	do_op(_metadata, e, IBV_WR_SEND, 4, &z, 1, 0, 0, 0);
+	check_recv(_metadata, e, 2, 0);
+	ASSERT_EQ(-1, diff_byte(e->s.buf, BUF_LEN, FILL));
+}
+
+TEST_F(conn, write_zero_length)
+{
+	struct env *e = &self->e;
+
+	do_op(_metadata, e, IBV_WR_RDMA_WRITE, 9, NULL, 0, 0,
+	      (uintptr_t)e->s.buf + 4096, e->s.mr->rkey);
+	ASSERT_EQ(-1, diff_byte(e->s.buf, BUF_LEN, FILL));
+	poll_none(_metadata, e->s.rcq);
+}
+
+TEST_F(conn, read_zero_length)
+{
+	struct env *e = &self->e;
+
+	do_op(_metadata, e, IBV_WR_RDMA_READ, 10, NULL, 0, 0,
+	      (uintptr_t)e->s.buf + 4096, e->s.mr->rkey);
+	ASSERT_EQ(-1, diff_byte(e->c.buf, BUF_LEN, FILL));
+	/* the QP still works */
+	fill_pat(e->s.buf, 64, 3);
+	{
+		struct ibv_sge l = sge_of(&e->c, 0, 64);
+
+		do_op(_metadata, e, IBV_WR_RDMA_READ, 11, &l, 1, 0,
+		      (uintptr_t)e->s.buf, e->s.mr->rkey);
+	}
+	ASSERT_EQ(-1, diff_mem(e->c.buf, e->s.buf, 64));
+}
+
+TEST_F(conn, send_inline)
+{
+	struct env *e = &self->e;
+	uint32_t max = e->cap.max_inline_data;
+	uint32_t lens[] = { 1, 64, max / 2 + 1, max };
+	uint8_t src[1024], want[1024];
+	unsigned int i;
+
+	ASSERT_GE(max, 1u) TH_LOG("QP granted no inline data");
+	ASSERT_LE(max, sizeof(src));
+	for (i = 0; i < 4; i++) {
+		struct ibv_sge r = sge_of(&e->s, 65536 * i, 4096);
+		/* from unregistered memory: inline needs no lkey */
+		struct ibv_sge s = {
+			.addr = (uintptr_t)src, .length = lens[i], .lkey = 0,
+		};
+
+		fill_pat(src, lens[i], 40 + i);
+		memcpy(want, src, lens[i]);
+		ASSERT_EQ(0, post_recv1(SQP(self), 100 + i, &r, 1));
+		ASSERT_EQ(0, post_op(CQP(self), IBV_WR_SEND, 200 + i, &s, 1,
+				     IBV_SEND_INLINE | IBV_SEND_SIGNALED, 0, 0));
+		memset(src, 0xff, sizeof(src));	/* inline copied at post */
+		check_recv(_metadata, e, 100 + i, lens[i]);
+		{
+			struct ibv_wc wc;
+
+			poll_n(_metadata, e->c.scq, 1, &wc);
+			check_wc(_metadata, &wc, 200 + i, IBV_WC_SUCCESS,
+				 IBV_WC_SEND, CQP(self));
+		}
+		ASSERT_EQ(-1, diff_mem(e->s.buf + 65536 * i, want, lens[i])) {
+			TH_LOG("inline send of %u octets", lens[i]);
+		}
+	}
+}
+
+TEST_F(conn, send_unsignaled)
+{
+	struct env *e = &self->e;
+	struct ibv_wc wc[8];
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		struct ibv_sge r = sge_of(&e->s, 4096 * i, 4096);
+
+		ASSERT_EQ(0, post_recv1(SQP(self), i, &r, 1));
+	}
+	for (i = 0; i < 6; i++) {
+		struct ibv_sge s = sge_of(&e->c, 4096 * i, 100 + i);
+
+		fill_pat(e->c.buf + 4096 * i, 100 + i, i);
+		/* only the 3rd and the last are signaled */
+		ASSERT_EQ(0, post_op(CQP(self), IBV_WR_SEND, 1000 + i, &s, 1,
+				     i == 2 || i == 5 ? IBV_SEND_SIGNALED : 0,
+				     0, 0));
+	}
+	poll_n(_metadata, e->c.scq, 2, wc);
+	check_wc(_metadata, &wc[0], 1002, IBV_WC_SUCCESS, IBV_WC_SEND, CQP(self));
+	check_wc(_metadata, &wc[1], 1005, IBV_WC_SUCCESS, IBV_WC_SEND, CQP(self));
+	poll_n(_metadata, e->s.rcq, 6, wc);
+	for (i = 0; i < 6; i++) {
+		check_wc(_metadata, &wc[i], i, IBV_WC_SUCCESS, IBV_WC_RECV,
+			 SQP(self));
+		ASSERT_EQ(100u + i, wc[i].byte_len);
+		ASSERT_EQ(-1, diff_mem(e->s.buf + 4096 * i, e->c.buf + 4096 * i,
+				       100 + i));
+	}
+	poll_none(_metadata, e->c.scq);
+}
+
+static bool chan_ready(struct ibv_comp_channel *ch, int ms)
+{
+	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+
+	return poll(&pfd, 1, ms) == 1;
+}
+
+static void get_cq_ev(struct __test_metadata *_metadata,
+		      struct ibv_comp_channel *ch, struct ibv_cq *want)
+{
+	struct ibv_cq *cq;
+	void *ctx;
+
+	ASSERT_TRUE(chan_ready(ch, TMO_MS)) TH_LOG("no completion event");
+	ASSERT_EQ(0, ibv_get_cq_event(ch, &cq, &ctx));
+	ASSERT_EQ(want, cq);
+	ibv_ack_cq_events(cq, 1);
+}
+
+TEST_F(conn, send_solicited_event)
+{
+	struct env *e = &self->e;
+	struct ibv_sge r1 = sge_of(&e->s, 0, 4096), r2 = sge_of(&e->s, 4096, 4096);
+	struct ibv_sge s = sge_of(&e->c, 0, 64);
+	int fl = fcntl(e->s.rch->fd, F_GETFL);
+
+	ASSERT_EQ(0, fcntl(e->s.rch->fd, F_SETFL, fl | O_NONBLOCK));
+	ASSERT_EQ(0, post_recv1(SQP(self), 1, &r1, 1));
+	ASSERT_EQ(0, post_recv1(SQP(self), 2, &r2, 1));
+	ASSERT_EQ(0, ibv_req_notify_cq(e->s.rcq, 1));
+	/* an unsolicited Send completes without an event */
+	do_op(_metadata, e, IBV_WR_SEND, 10, &s, 1, 0, 0, 0);
+	check_recv(_metadata, e, 1, 64);
+	ASSERT_FALSE(chan_ready(e->s.rch, QUIET_MS)) {
+		TH_LOG("event for an unsolicited receive (solicited_only=1)");
+	}
+	/* a solicited one raises it */
+	do_op(_metadata, e, IBV_WR_SEND, 11, &s, 1, IBV_SEND_SOLICITED, 0, 0);
+	get_cq_ev(_metadata, e->s.rch, e->s.rcq);
+	check_recv(_metadata, e, 2, 64);
+}
+
+TEST_F(conn, notify_next_completion)
+{
+	struct env *e = &self->e;
+	struct ibv_sge r = sge_of(&e->s, 0, 4096), s = sge_of(&e->c, 0, 32);
+
+	ASSERT_EQ(0, post_recv1(SQP(self), 1, &r, 1));
+	ASSERT_EQ(0, post_recv1(SQP(self), 2, &r, 1));
+	ASSERT_EQ(0, ibv_req_notify_cq(e->s.rcq, 0));
+	ASSERT_EQ(0, ibv_req_notify_cq(e->c.scq, 0));
+	ASSERT_FALSE(chan_ready(e->s.rch, 50));
+	do_op(_metadata, e, IBV_WR_SEND, 3, &s, 1, 0, 0, 0);
+	get_cq_ev(_metadata, e->c.sch, e->c.scq);
+	get_cq_ev(_metadata, e->s.rch, e->s.rcq);
+	check_recv(_metadata, e, 1, 32);
+	/* one-shot: not armed again, no event for the next one */
+	do_op(_metadata, e, IBV_WR_SEND, 4, &s, 1, 0, 0, 0);
+	check_recv(_metadata, e, 2, 32);
+	ASSERT_FALSE(chan_ready(e->s.rch, QUIET_MS)) TH_LOG("event while unarmed");
+}
+
+/* ---- RDMA WRITE / READ ---- */
+
+/*
+ * @op of @len octets between client offset @coff and server offset
+ * @soff; @nsge local SGEs of the client splitting the range.  The
+ * destination end was FILL everywhere; afterwards exactly the range
+ * differs.
+ */
+static void xfer(struct __test_metadata *_metadata, struct env *e,
+		 enum ibv_wr_opcode op, size_t coff, size_t soff, uint32_t len,
+		 unsigned int nsge, unsigned int seed)
+{
+	struct end *src = op == IBV_WR_RDMA_WRITE ? &e->c : &e->s;
+	struct end *dst = op == IBV_WR_RDMA_WRITE ? &e->s : &e->c;
+	size_t s_off = op == IBV_WR_RDMA_WRITE ? coff : soff;
+	size_t d_off = op == IBV_WR_RDMA_WRITE ? soff : coff;
+	struct ibv_sge sg[16];
+	size_t off = coff;
+	unsigned int i;
+
+	ASSERT_LE(nsge, 16u);
+	ASSERT_LE(s_off + len, BUF_LEN);
+	ASSERT_LE(d_off + len, BUF_LEN);
+	memset(dst->buf, FILL, BUF_LEN);
+	fill_pat(src->buf + s_off, len, seed);
+	for (i = 0; i < nsge; i++) {
+		uint32_t n = i + 1 < nsge ? len / nsge : len - (off - coff);
+
+		sg[i] = sge_of(&e->c, off, n);
+		off += n;
+	}
+	do_op(_metadata, e, op, seed, sg, nsge, 0,
+	      (uintptr_t)e->s.buf + soff, e->s.mr->rkey);
+	ASSERT_EQ(-1, diff_mem(dst->buf + d_off, src->buf + s_off, len)) {
+		TH_LOG("%s of %u octets: data", op == IBV_WR_RDMA_WRITE ?
+		       "WRITE" : "READ", len);
+	}
+	ASSERT_EQ(-1, diff_byte(dst->buf, d_off, FILL)) TH_LOG("guard before");
+	ASSERT_EQ(-1, diff_byte(dst->buf + d_off + len, BUF_LEN - d_off - len,
+				FILL)) TH_LOG("guard after");
+}
+
+TEST_F(conn, write_sizes)
+{
+	xfer(_metadata, &self->e, IBV_WR_RDMA_WRITE, 3, 4097, 1, 1, 1);
+	xfer(_metadata, &self->e, IBV_WR_RDMA_WRITE, 4095, 12289, 4096, 1, 2);
+	xfer(_metadata, &self->e, IBV_WR_RDMA_WRITE, 65537, 1048577, 1 << 20, 1, 3);
+	poll_none(_metadata, self->e.s.rcq);
+}
+
+TEST_F(conn, write_multi_sge)
+{
+	unsigned int n = self->e.cap.max_send_sge;
+
+	ASSERT_GE(n, 2u);
+	xfer(_metadata, &self->e, IBV_WR_RDMA_WRITE, 1001, 77777, 100003, n, 4);
+	xfer(_metadata, &self->e, IBV_WR_RDMA_WRITE, 0, 1 << 20, 1 << 20, 2, 5);
+}
+
+TEST_F(conn, read_sizes)
+{
+	xfer(_metadata, &self->e, IBV_WR_RDMA_READ, 3, 4097, 1, 1, 1);
+	xfer(_metadata, &self->e, IBV_WR_RDMA_READ, 4095, 12289, 4096, 1, 2);
+	xfer(_metadata, &self->e, IBV_WR_RDMA_READ, 65537, 1048577, 1 << 20, 1, 3);
+}
+
+/*
+ * A READ with several local SGEs: placed across them when the device
+ * advertises max_sge_rd > 1, else refused at post (not truncated).
+ */
+TEST_F(conn, read_multi_sge)
+{
+	struct env *e = &self->e;
+	struct ibv_sge sg[2] = { sge_of(&e->c, 0, 100), sge_of(&e->c, 4096, 100) };
+
+	ASSERT_GE(e->dattr.max_sge_rd, 1);
+	if (e->dattr.max_sge_rd >= 2) {
+		xfer(_metadata, e, IBV_WR_RDMA_READ, 1001, 77777, 100003,
+		     e->dattr.max_sge_rd, 4);
+		return;
+	}
+	ASSERT_EQ(EINVAL, post_op(CQP(self), IBV_WR_RDMA_READ, 1, sg, 2,
+				  IBV_SEND_SIGNALED, (uintptr_t)e->s.buf,
+				  e->s.mr->rkey)) {
+		TH_LOG("READ with 2 SGEs, max_sge_rd %d", e->dattr.max_sge_rd);
+	}
+	poll_none(_metadata, e->c.scq);
+	xfer(_metadata, e, IBV_WR_RDMA_READ, 1001, 77777, 100003, 1, 4);
+}
+
+TEST_F(conn, read_beyond_ord_queued)
+{
+	struct env *e = &self->e;
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+	struct ibv_wc wc[SQ_DEPTH];
+	int ord, n, i;
+
+	ASSERT_EQ(0, ibv_query_qp(CQP(self), &a, IBV_QP_MAX_QP_RD_ATOMIC, &ia));
+	ord = a.max_rd_atomic;
+	ASSERT_GE(ord, 1) TH_LOG("ORD %d after connect", ord);
+	n = ord * 2 + 3;
+	if (n > (int)e->cap.max_send_wr)
+		n = e->cap.max_send_wr;
+	ASSERT_GT(n, ord);
+	fill_pat(e->s.buf, BUF_LEN, 7);
+	for (i = 0; i < n; i++) {
+		struct ibv_sge l = sge_of(&e->c, 8192 * i + i, 5000);
+
+		ASSERT_EQ(0, post_op(CQP(self), IBV_WR_RDMA_READ, i, &l, 1,
+				     IBV_SEND_SIGNALED,
+				     (uintptr_t)e->s.buf + 16384 * i + 3 * i,
+				     e->s.mr->rkey)) TH_LOG("READ %d of %d (ORD %d)",
+							    i, n, ord);
+	}
+	poll_n(_metadata, e->c.scq, n, wc);
+	for (i = 0; i < n; i++) {
+		check_wc(_metadata, &wc[i], i, IBV_WC_SUCCESS, IBV_WC_RDMA_READ,
+			 CQP(self));
+		ASSERT_EQ(5000u, wc[i].byte_len);
+		ASSERT_EQ(-1, diff_mem(e->c.buf + 8192 * i + i,
+				       e->s.buf + 16384 * i + 3 * i, 5000));
+	}
+	ASSERT_EQ(IBV_QPS_RTS, qp_state(CQP(self)));
+}
+
+/* ---- limits: refused, not truncated ---- */
+
+TEST_F(conn, post_too_many_sge)
+{
+	struct env *e = &self->e;
+	struct ibv_sge sg[17];
+	struct ibv_send_wr w[2] = {}, *bad = NULL;
+	struct ibv_recv_wr rw = {}, *rbad = NULL;
+	unsigned int i;
+	struct ibv_wc wc;
+
+	for (i = 0; i < 17; i++)
+		sg[i] = sge_of(&e->c, 64 * i, 8);
+	ASSERT_LT(e->cap.max_send_sge, 17u);
+	ASSERT_LT(e->cap.max_recv_sge, 17u);
+	/* a good WR, then one with one SGE too many */
+	w[0].wr_id = 1;
+	w[0].opcode = IBV_WR_RDMA_WRITE;
+	w[0].sg_list = sg;
+	w[0].num_sge = 1;
+	w[0].send_flags = IBV_SEND_SIGNALED;
+	w[0].wr.rdma.remote_addr = (uintptr_t)e->s.buf;
+	w[0].wr.rdma.rkey = e->s.mr->rkey;
+	w[0].next = &w[1];
+	w[1] = w[0];
+	w[1].wr_id = 2;
+	w[1].num_sge = e->cap.max_send_sge + 1;
+	w[1].next = NULL;
+	i = ibv_post_send(CQP(self), w, &bad);
+	ASSERT_TRUE(i == EINVAL || i == ENOMEM) TH_LOG("post_send: %u", i);
+	ASSERT_EQ(&w[1], bad);
+	poll_n(_metadata, e->c.scq, 1, &wc);
+	check_wc(_metadata, &wc, 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, CQP(self));
+	poll_none(_metadata, e->c.scq);
+	ASSERT_EQ(-1, diff_byte(e->s.buf + 8, BUF_LEN - 8, FILL));
+
+	rw.wr_id = 3;
+	rw.sg_list = sg;
+	rw.num_sge = e->cap.max_recv_sge + 1;
+	i = ibv_post_recv(SQP(self), &rw, &rbad);
+	ASSERT_TRUE(i == EINVAL || i == ENOMEM) TH_LOG("post_recv: %u", i);
+	ASSERT_EQ(&rw, rbad);
+	ASSERT_EQ(IBV_QPS_RTS, qp_state(CQP(self)));
+}
+
+TEST_F(conn, post_inline_too_long)
+{
+	struct env *e = &self->e;
+	struct ibv_sge s = sge_of(&e->c, 0, e->cap.max_inline_data + 1);
+	int ret;
+
+	ret = post_op(CQP(self), IBV_WR_SEND, 1, &s, 1,
+		      IBV_SEND_INLINE | IBV_SEND_SIGNALED, 0, 0);
+	ASSERT_TRUE(ret == EINVAL || ret == ENOMEM) {
+		TH_LOG("inline SEND of max_inline_data + 1 = %u octets: %d",
+		       s.length, ret);
+	}
+	ret = post_op(CQP(self), IBV_WR_RDMA_WRITE, 2, &s, 1,
+		      IBV_SEND_INLINE | IBV_SEND_SIGNALED,
+		      (uintptr_t)e->s.buf, e->s.mr->rkey);
+	ASSERT_TRUE(ret == EINVAL || ret == ENOMEM) TH_LOG("inline WRITE: %d", ret);
+	poll_none(_metadata, e->c.scq);
+	ASSERT_EQ(-1, diff_byte(e->s.buf, BUF_LEN, FILL));
+}
+
+TEST_F(conn, post_beyond_sq_depth)
+{
+	struct env *e = &self->e;
+	unsigned int depth = e->cap.max_send_wr, i;
+	struct ibv_send_wr *w, *bad = NULL;
+	struct ibv_wc wc;
+	int ret;
+
+	ASSERT_GE(depth, (unsigned int)SQ_DEPTH);
+	ASSERT_LE(depth, 4096u);
+	w = calloc(depth + 1, sizeof(*w));
+	ASSERT_NE(NULL, w);
+	/* depth + 1 zero-length WRITEs in one call: the last does not fit */
+	for (i = 0; i <= depth; i++) {
+		w[i].wr_id = i;
+		w[i].opcode = IBV_WR_RDMA_WRITE;
+		w[i].wr.rdma.remote_addr = (uintptr_t)e->s.buf;
+		w[i].wr.rdma.rkey = e->s.mr->rkey;
+		w[i].send_flags = i + 1 == depth ? IBV_SEND_SIGNALED : 0;
+		w[i].next = i < depth ? &w[i + 1] : NULL;
+	}
+	ret = ibv_post_send(CQP(self), w, &bad);
+	ASSERT_EQ(ENOMEM, ret) TH_LOG("WR %u beyond SQ depth %u", depth + 1, depth);
+	ASSERT_EQ(&w[depth], bad);
+	poll_n(_metadata, e->c.scq, 1, &wc);
+	check_wc(_metadata, &wc, depth - 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE,
+		 CQP(self));
+	poll_none(_metadata, e->c.scq);
+	free(w);
+}
+
+TEST_F(conn, create_qp_beyond_limits)
+{
+	struct env *e = &self->e;
+	struct ibv_qp_init_attr a;
+	struct ibv_qp *qp;
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		qp_attr_default(&a, &e->c);
+		a.cap.max_send_sge = 1;
+		a.cap.max_recv_sge = 1;
+		a.cap.max_inline_data = 0;
+		switch (i) {
+		case 0:
+			a.cap.max_send_wr = e->dattr.max_qp_wr + 1;
+			break;
+		case 1:
+			a.cap.max_recv_wr = e->dattr.max_qp_wr + 1;
+			break;
+		case 2:
+			a.cap.max_send_sge = e->dattr.max_sge + 1;
+			break;
+		case 3:
+			a.cap.max_recv_sge = e->dattr.max_sge + 1;
+			break;
+		case 4:
+			a.cap.max_inline_data = 1 << 20;
+			break;
+		case 5:
+			a.qp_type = IBV_QPT_UD;	/* iWARP: RC only */
+			break;
+		}
+		qp = ibv_create_qp(e->c.pd, &a);
+		if (qp)
+			ibv_destroy_qp(qp);
+		ASSERT_EQ(NULL, qp) {
+			TH_LOG("case %d: create_qp beyond limits succeeded "
+			       "(wr %u/%u sge %u/%u inline %u)", i,
+			       a.cap.max_send_wr, a.cap.max_recv_wr,
+			       a.cap.max_send_sge, a.cap.max_recv_sge,
+			       a.cap.max_inline_data);
+		}
+	}
+	/* the limits themselves are accepted */
+	qp_attr_default(&a, &e->c);
+	a.cap.max_send_wr = e->dattr.max_qp_wr;
+	a.cap.max_recv_wr = e->dattr.max_qp_wr;
+	a.cap.max_send_sge = e->dattr.max_sge;
+	a.cap.max_recv_sge = e->dattr.max_sge;
+	qp = ibv_create_qp(e->c.pd, &a);
+	ASSERT_NE(NULL, qp) TH_LOG("create_qp at the limits: %s", strerror(errno));
+	ASSERT_GE(a.cap.max_send_wr, (uint32_t)e->dattr.max_qp_wr);
+	ibv_destroy_qp(qp);
+	/* a CQ beyond max_cqe */
+	{
+		struct ibv_cq *cq = ibv_create_cq(e->ctx, e->dattr.max_cqe + 1,
+						  NULL, NULL, 0);
+
+		if (cq)
+			ibv_destroy_cq(cq);
+		ASSERT_EQ(NULL, cq) TH_LOG("CQ of max_cqe + 1 entries created");
+	}
+}
+
+TEST_F(conn, post_beyond_max_msg_sz)
+{
+	struct env *e = &self->e;
+	struct ibv_sge sg[2] = { sge_of(&e->c, 0, 0), sge_of(&e->c, 0, 1) };
+	int ret;
+
+	if (e->pattr.max_msg_sz >= 0xffffffffu)
+		SKIP(return, "max_msg_sz %u: not testable cheaply",
+		     e->pattr.max_msg_sz);
+	/* lengths only: refused at post, before any memory is touched */
+	sg[0].length = e->pattr.max_msg_sz;
+	ret = post_op(CQP(self), IBV_WR_SEND, 1, sg, 2, IBV_SEND_SIGNALED, 0, 0);
+	ASSERT_TRUE(ret == EINVAL || ret == ENOMEM) {
+		TH_LOG("SEND of max_msg_sz + 1 = %u + 1 octets: %d",
+		       e->pattr.max_msg_sz, ret);
+	}
+	ret = post_op(CQP(self), IBV_WR_RDMA_WRITE, 2, sg, 2, IBV_SEND_SIGNALED,
+		      (uintptr_t)e->s.buf, e->s.mr->rkey);
+	ASSERT_TRUE(ret == EINVAL || ret == ENOMEM) TH_LOG("WRITE: %d", ret);
+	poll_none(_metadata, e->c.scq);
+	ASSERT_EQ(IBV_QPS_RTS, qp_state(CQP(self)));
+}
+
+/* ---- access rights ---- */
+
+/*
+ * Remote access errors reach the requester as a Terminate (RFC 5040
+ * 7.2): the requester must see an error completion for the offending
+ * operation or, for a WRITE already completed locally, for the next one,
+ * and both QPs must end in ERROR.
+ */
+static void remote_access(struct __test_metadata *_metadata, struct env *e,
+			  enum ibv_wr_opcode op, int rights)
+{
+	struct ibv_mr *mr;
+	struct ibv_sge l = sge_of(&e->c, 0, 512);
+	struct ibv_wc wc[2];
+	uint8_t *p = e->s.buf + 2 * BUF_LEN / 4;
+	struct ibv_async_event ev;
+	int n = 0, i, first_err = -1;
+
+	mr = ibv_reg_mr(e->s.pd, p, 65536, rights);
+	ASSERT_NE(NULL, mr) TH_LOG("ibv_reg_mr: %s", strerror(errno));
+	fill_pat(e->c.buf, 512, 9);
+	ASSERT_EQ(0, post_op(e->cid[0]->qp, op, 1, &l, 1, IBV_SEND_SIGNALED,
+			     (uintptr_t)p + 100, mr->rkey));
+	/* WRITE completes when sent: a READ behind it must fail */
+	if (op == IBV_WR_RDMA_WRITE) {
+		struct ibv_sge l2 = sge_of(&e->c, 8192, 16);
+
+		ASSERT_EQ(0, post_op(e->cid[0]->qp, IBV_WR_RDMA_READ, 2, &l2, 1,
+				     IBV_SEND_SIGNALED,
+				     (uintptr_t)e->s.buf, e->s.mr->rkey));
+		n = 2;
+	} else {
+		n = 1;
+	}
+	poll_n(_metadata, e->c.scq, n, wc);
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ((uint64_t)i + 1, wc[i].wr_id);
+		if (wc[i].status != IBV_WC_SUCCESS && first_err < 0)
+			first_err = i;
+	}
+	ASSERT_LE(0, first_err) TH_LOG("no error completion at the requester");
+	/* the offending READ itself must fail with a remote access error */
+	if (op == IBV_WR_RDMA_READ) {
+		ASSERT_EQ(IBV_WC_REM_ACCESS_ERR, wc[0].status) {
+			TH_LOG("READ of an MR without REMOTE_READ completed %s, "
+			       "want remote access error (kernel bug: rx.c "
+			       "rx_terminate() flushes the READ instead of "
+			       "completing it with the Terminate's error)",
+			       ibv_wc_status_str(wc[0].status));
+		}
+	} else {
+		TH_LOG("WRITE: %s, READ behind it: %s",
+		       ibv_wc_status_str(wc[0].status),
+		       ibv_wc_status_str(wc[1].status));
+		ASSERT_TRUE(wc[first_err].status == IBV_WC_REM_ACCESS_ERR ||
+			    wc[first_err].status == IBV_WC_WR_FLUSH_ERR ||
+			    wc[first_err].status == IBV_WC_REM_OP_ERR) {
+			TH_LOG("status %s",
+			       ibv_wc_status_str(wc[first_err].status));
+		}
+	}
+	wait_qp_err(_metadata, e->cid[0]->qp, "requester");
+	wait_qp_err(_metadata, e->sid[0]->qp, "responder");
+	ASSERT_TRUE(wait_async2(e, IBV_EVENT_QP_FATAL, IBV_EVENT_QP_ACCESS_ERR,
+				TMO_MS, &ev)) {
+		TH_LOG("no QP_FATAL / QP_ACCESS_ERR async event");
+	}
+	ASSERT_EQ(-1, diff_byte(p, 65536, FILL)) TH_LOG("target MR modified");
+	if (op == IBV_WR_RDMA_READ)
+		ASSERT_EQ(-1, diff_byte(e->c.buf + 512, BUF_LEN - 512, FILL));
+	ibv_dereg_mr(mr);
+}
+
+TEST_F(conn, write_without_remote_write)
+{
+	remote_access(_metadata, &self->e, IBV_WR_RDMA_WRITE,
+		      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+}
+
+TEST_F(conn, read_without_remote_read)
+{
+	memset(self->e.c.buf, FILL, BUF_LEN);
+	remote_access(_metadata, &self->e, IBV_WR_RDMA_READ,
+		      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+}
+
+TEST_F(conn, send_bad_lkey)
+{
+	struct env *e = &self->e;
+	struct ibv_sge s = sge_of(&e->c, 0, 100);
+	struct ibv_wc wc;
+	int i;
+
+	/* another STag index, same key; and the right index, wrong key */
+	for (i = 0; i < 2; i++) {
+		if (i) {
+			env_close(e);
+			env_open(_metadata, e, NULL);
+			s = sge_of(&e->c, 0, 100);
+		}
+		s.lkey = i ? e->c.mr->lkey ^ 0x5a : e->c.mr->lkey + 0x3700;
+		ASSERT_EQ(0, post_op(CQP(self), IBV_WR_SEND, 5, &s, 1,
+				     IBV_SEND_SIGNALED, 0, 0));
+		poll_n(_metadata, e->c.scq, 1, &wc);
+		check_wc(_metadata, &wc, 5, IBV_WC_LOC_PROT_ERR, 0, CQP(self));
+		wait_qp_err(_metadata, CQP(self), "requester");
+	}
+}
+
+TEST_F(conn, recv_without_local_write)
+{
+	struct env *e = &self->e;
+	uint8_t *p = e->s.buf + BUF_LEN / 2;
+	struct ibv_mr *mr = ibv_reg_mr(e->s.pd, p, 8192, 0);
+	struct ibv_sge r, s = sge_of(&e->c, 0, 100);
+	struct ibv_wc wc;
+	int ret;
+
+	ASSERT_NE(NULL, mr) TH_LOG("ibv_reg_mr(access 0): %s", strerror(errno));
+	r.addr = (uintptr_t)p;
+	r.length = 4096;
+	r.lkey = mr->lkey;
+	fill_pat(e->c.buf, 100, 3);
+	ret = post_recv1(SQP(self), 8, &r, 1);
+	if (ret) {
+		/* refused at post: fine, and nothing else happens */
+		ASSERT_TRUE(ret == EINVAL || ret == EACCES || ret == EPERM);
+	} else {
+		ASSERT_EQ(0, post_op(CQP(self), IBV_WR_SEND, 9, &s, 1,
+				     IBV_SEND_SIGNALED, 0, 0));
+		poll_n(_metadata, e->s.rcq, 1, &wc);
+		check_wc(_metadata, &wc, 8, IBV_WC_LOC_PROT_ERR, 0, SQP(self));
+		wait_qp_err(_metadata, SQP(self), "responder");
+	}
+	ASSERT_EQ(-1, diff_byte(p, 8192, FILL)) TH_LOG("buffer written");
+	ibv_dereg_mr(mr);
+}
+
+TEST_F(conn, read_sink_without_local_write)
+{
+	struct env *e = &self->e;
+	uint8_t *p = e->c.buf + BUF_LEN / 2;
+	struct ibv_mr *mr = ibv_reg_mr(e->c.pd, p, 8192, 0);
+	struct ibv_sge l;
+	struct ibv_wc wc;
+	int ret;
+
+	ASSERT_NE(NULL, mr);
+	l.addr = (uintptr_t)p;
+	l.length = 4096;
+	l.lkey = mr->lkey;
+	fill_pat(e->s.buf, 4096, 1);
+	ret = post_op(CQP(self), IBV_WR_RDMA_READ, 3, &l, 1, IBV_SEND_SIGNALED,
+		      (uintptr_t)e->s.buf, e->s.mr->rkey);
+	if (ret) {
+		ASSERT_TRUE(ret == EINVAL || ret == EACCES || ret == EPERM);
+	} else {
+		poll_n(_metadata, e->c.scq, 1, &wc);
+		check_wc(_metadata, &wc, 3, IBV_WC_LOC_PROT_ERR, 0, CQP(self));
+		wait_qp_err(_metadata, CQP(self), "requester");
+	}
+	ASSERT_EQ(-1, diff_byte(p, 8192, FILL)) TH_LOG("READ sink written");
+	ibv_dereg_mr(mr);
+}
+
+/* ---- flush ---- */
+
+TEST_F(conn, flush_on_error)
+{
+	struct env *e = &self->e;
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_wc wc[32];
+	int i, ok = 0;
+
+	for (i = 0; i < 8; i++) {
+		struct ibv_sge r = sge_of(&e->c, 4096 * i, 4096);
+
+		ASSERT_EQ(0, post_recv1(CQP(self), 100 + i, &r, 1));
+	}
+	/* 16 WRITEs of 256 KiB: some are still queued at the modify */
+	for (i = 0; i < 16; i++) {
+		struct ibv_sge s = sge_of(&e->c, 0, 256 << 10);
+
+		ASSERT_EQ(0, post_op(CQP(self), IBV_WR_RDMA_WRITE, i, &s, 1,
+				     IBV_SEND_SIGNALED,
+				     (uintptr_t)e->s.buf + (256 << 10) * (i % 8),
+				     e->s.mr->rkey));
+	}
+	ASSERT_EQ(0, ibv_modify_qp(CQP(self), &a, IBV_QP_STATE));
+	ASSERT_EQ(IBV_QPS_ERR, qp_state(CQP(self)));
+	poll_n(_metadata, e->c.rcq, 8, wc);
+	for (i = 0; i < 8; i++)
+		check_wc(_metadata, &wc[i], 100 + i, IBV_WC_WR_FLUSH_ERR, 0,
+			 CQP(self));
+	poll_n(_metadata, e->c.scq, 16, wc);
+	for (i = 0; i < 16; i++) {
+		ASSERT_EQ((uint64_t)i, wc[i].wr_id) TH_LOG("send flush order");
+		if (wc[i].status == IBV_WC_SUCCESS) {
+			ASSERT_EQ(ok, i) TH_LOG("success after a flushed WR");
+			ASSERT_EQ(IBV_WC_RDMA_WRITE, wc[i].opcode);
+			ok++;
+		} else {
+			ASSERT_EQ(IBV_WC_WR_FLUSH_ERR, wc[i].status) {
+				TH_LOG("wr %d: %s", i,
+				       ibv_wc_status_str(wc[i].status));
+			}
+		}
+		ASSERT_EQ(CQP(self)->qp_num, wc[i].qp_num);
+	}
+	TH_LOG("%d of 16 WRITEs completed before the flush", ok);
+	/* posted in ERROR: flushed too, in order */
+	for (i = 0; i < 3; i++) {
+		struct ibv_sge s = sge_of(&e->c, 0, 16);
+
+		ASSERT_EQ(0, post_op(CQP(self), IBV_WR_SEND, 50 + i, &s, 1,
+				     i == 1 ? IBV_SEND_SIGNALED : 0, 0, 0));
+	}
+	{
+		struct ibv_sge r = sge_of(&e->c, 0, 16);
+
+		ASSERT_EQ(0, post_recv1(CQP(self), 60, &r, 1));
+	}
+	poll_n(_metadata, e->c.scq, 3, wc);
+	for (i = 0; i < 3; i++)
+		check_wc(_metadata, &wc[i], 50 + i, IBV_WC_WR_FLUSH_ERR, 0,
+			 CQP(self));
+	poll_n(_metadata, e->c.rcq, 1, wc);
+	check_wc(_metadata, &wc[0], 60, IBV_WC_WR_FLUSH_ERR, 0, CQP(self));
+	poll_none(_metadata, e->c.scq);
+	wait_qp_err(_metadata, SQP(self), "peer");
+}
+
+/* ---- CQ overflow ---- */
+
+TEST(cq_overflow)
+{
+	struct env_opts o = { .scq_cqe = 4 };
+	struct env e;
+	struct ibv_async_event ev;
+	struct ibv_wc wc[64];
+	int n, i, got = 0, r;
+	bool seen;
+
+	env_open(_metadata, &e, &o);
+	n = e.c.scq->cqe;
+	ASSERT_GE(n, 4);
+	ASSERT_LT(n + 4, SQ_DEPTH);
+	for (i = 0; i < n + 4; i++) {
+		struct ibv_sge s = sge_of(&e.c, 64 * i, 64);
+
+		fill_pat(e.c.buf + 64 * i, 64, i);
+		ASSERT_EQ(0, post_op(e.cid[0]->qp, IBV_WR_RDMA_WRITE, i, &s, 1,
+				     IBV_SEND_SIGNALED,
+				     (uintptr_t)e.s.buf + 64 * i, e.s.mr->rkey));
+	}
+	seen = wait_async(&e, IBV_EVENT_CQ_ERR, TMO_MS, &ev);
+	ASSERT_TRUE(seen) TH_LOG("no IBV_EVENT_CQ_ERR for %d completions "
+				 "on a CQ of %d", n + 4, n);
+	ASSERT_EQ(e.c.scq, ev.element.cq);
+	for (;;) {
+		r = ibv_poll_cq(e.c.scq, 64 - got, wc + got);
+		if (r <= 0)
+			break;
+		got += r;
+	}
+	ASSERT_EQ(n, got) TH_LOG("read %d completions from a full CQ of %d",
+				 got, n);
+	for (i = 0; i < got; i++) {
+		ASSERT_EQ((uint64_t)i, wc[i].wr_id) TH_LOG("entry %d", i);
+		ASSERT_EQ(IBV_WC_SUCCESS, wc[i].status);
+		ASSERT_EQ(IBV_WC_RDMA_WRITE, wc[i].opcode);
+		ASSERT_EQ(e.cid[0]->qp->qp_num, wc[i].qp_num);
+	}
+	env_close(&e);
+}
+
+/* ---- SRQ ---- */
+
+TEST(srq_two_qps)
+{
+	struct env_opts o = { .srq_wr = 16, .nconn = 2 };
+	struct ibv_wc wc[8];
+	struct env e;
+	int i, k, seen[8] = {}, per_qp[2] = {};
+
+	env_open(_metadata, &e, &o);
+	ASSERT_NE(NULL, e.sid[1]);
+	{	/* a QP on an SRQ has no receive queue of its own */
+		struct ibv_sge r = sge_of(&e.s, 0, 64);
+
+		ASSERT_NE(0, post_recv1(e.sid[0]->qp, 99, &r, 1)) {
+			TH_LOG("post_recv on a QP with an SRQ accepted");
+		}
+	}
+	for (i = 0; i < 8; i++) {
+		struct ibv_sge r = sge_of(&e.s, 8192 * i, 4096);
+		struct ibv_recv_wr wr = { .wr_id = 500 + i, .sg_list = &r,
+					  .num_sge = 1 }, *bad;
+
+		ASSERT_EQ(0, ibv_post_srq_recv(e.srq, &wr, &bad));
+	}
+	/* two Sends from each client, alternating */
+	for (i = 0; i < 4; i++) {
+		struct ibv_sge s = sge_of(&e.c, 4096 * i, 200 + i);
+		struct ibv_wc swc;
+
+		fill_pat(e.c.buf + 4096 * i, 200 + i, 60 + i);
+		ASSERT_EQ(0, post_op(e.cid[i % 2]->qp, IBV_WR_SEND, i, &s, 1,
+				     IBV_SEND_SIGNALED, 0, 0));
+		poll_n(_metadata, e.c.scq, 1, &swc);
+		check_wc(_metadata, &swc, i, IBV_WC_SUCCESS, IBV_WC_SEND,
+			 e.cid[i % 2]->qp);
+		/* one at a time, so the SRQ order is the send order */
+		poll_n(_metadata, e.s.rcq, 1, &wc[i]);
+	}
+	for (i = 0; i < 4; i++) {
+		uint32_t len = 200 + i;
+		int slot = (int)wc[i].wr_id - 500;
+
+		ASSERT_EQ(IBV_WC_SUCCESS, wc[i].status);
+		ASSERT_EQ(IBV_WC_RECV, wc[i].opcode);
+		ASSERT_EQ(len, wc[i].byte_len);
+		ASSERT_EQ(500u + i, wc[i].wr_id) TH_LOG("SRQ entries in order");
+		ASSERT_TRUE(slot >= 0 && slot < 8);
+		ASSERT_EQ(0, seen[slot]);
+		seen[slot] = 1;
+		k = wc[i].qp_num == e.sid[0]->qp->qp_num ? 0 :
+		    wc[i].qp_num == e.sid[1]->qp->qp_num ? 1 : -1;
+		ASSERT_EQ(i % 2, k) TH_LOG("receive %d on the wrong QP", i);
+		per_qp[k]++;
+		ASSERT_EQ(-1, diff_mem(e.s.buf + 8192 * slot, e.c.buf + 4096 * i,
+				       len));
+		ASSERT_EQ(FILL, e.s.buf[8192 * slot + len]);
+	}
+	ASSERT_EQ(2, per_qp[0]);
+	ASSERT_EQ(2, per_qp[1]);
+	env_close(&e);
+}
+
+TEST(srq_limit_event)
+{
+	struct env_opts o = { .srq_wr = 16, .nconn = 1 };
+	struct ibv_srq_attr sa = { .srq_limit = 3 };
+	struct ibv_async_event ev;
+	struct ibv_wc wc;
+	struct env e;
+	int i;
+
+	env_open(_metadata, &e, &o);
+	for (i = 0; i < 5; i++) {
+		struct ibv_sge r = sge_of(&e.s, 4096 * i, 4096);
+		struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &r,
+					  .num_sge = 1 }, *bad;
+
+		ASSERT_EQ(0, ibv_post_srq_recv(e.srq, &wr, &bad));
+	}
+	ASSERT_EQ(0, ibv_modify_srq(e.srq, &sa, IBV_SRQ_LIMIT));
+	memset(&sa, 0, sizeof(sa));
+	ASSERT_EQ(0, ibv_query_srq(e.srq, &sa));
+	ASSERT_EQ(3u, sa.srq_limit);
+	/* 5 -> 4 -> 3 posted: not below the limit of 3 yet */
+	for (i = 0; i < 5; i++) {
+		struct ibv_sge s = sge_of(&e.c, 0, 10);
+		bool got;
+
+		ASSERT_EQ(0, post_op(e.cid[0]->qp, IBV_WR_SEND, i, &s, 1, 0, 0, 0));
+		poll_n(_metadata, e.s.rcq, 1, &wc);
+		check_wc(_metadata, &wc, i, IBV_WC_SUCCESS, IBV_WC_RECV,
+			 e.sid[0]->qp);
+		got = wait_async(&e, IBV_EVENT_SRQ_LIMIT_REACHED,
+				 i == 2 ? TMO_MS : QUIET_MS, &ev);
+		if (i == 2) {
+			/* 2 left < 3 */
+			ASSERT_TRUE(got) TH_LOG("no SRQ_LIMIT_REACHED at 2 < 3");
+			ASSERT_EQ(e.srq, ev.element.srq);
+			memset(&sa, 0, sizeof(sa));
+			ASSERT_EQ(0, ibv_query_srq(e.srq, &sa));
+			ASSERT_EQ(0u, sa.srq_limit) TH_LOG("limit not disarmed");
+		} else {
+			ASSERT_FALSE(got) TH_LOG("SRQ_LIMIT_REACHED after receive %d",
+						 i);
+		}
+	}
+	env_close(&e);
+}
+
+TEST_HARNESS_MAIN
