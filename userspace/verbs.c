@@ -5,18 +5,19 @@
  *
  * Every verb here proxies the process's request to the kernel through
  * libibverbs' uverbs command helpers: the kernel's resource manager
- * allocates, checks and accounts each object, and posting and polling are
- * uverbs commands too (POST_SEND, POST_RECV, POST_SRQ_RECV, POLL_CQ), so
- * the kernel copies and validates every work request before it uses it.
- * No driver data is exchanged: softiw-abi.h defines none for these
- * commands.
+ * allocates, checks and accounts each object.  The create responses of
+ * CQs, QPs and SRQs carry the rings the process shares with the kernel
+ * (softiw-abi.h), which are mapped here; posting and polling on them is
+ * fastpath.c's.
  *
- * Locking: none.  The objects are owned by libibverbs' callers, which
- * serialise creation and destruction; the kernel serialises the rest.
+ * Locking: none beyond the rings' own (fastpath.c).  The objects are
+ * owned by libibverbs' callers, which serialise creation and
+ * destruction.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "softiw.h"
 
@@ -86,38 +87,50 @@ static struct ibv_cq *softiw_create_cq(struct ibv_context *ibctx, int cqe,
 				       struct ibv_comp_channel *channel,
 				       int comp_vector)
 {
-	struct ib_uverbs_create_cq_resp resp;
+	struct {
+		struct ib_uverbs_create_cq_resp ibv;
+		struct softiw_create_cq_resp drv;
+	} resp;
 	struct ibv_create_cq cmd;
-	struct verbs_cq *vcq;
+	struct softiw_cq *cq;
 	int ret;
 
-	vcq = calloc(1, sizeof(*vcq));
-	if (!vcq)
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
 		return NULL;
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	memset(&cmd, 0, sizeof(cmd));
-	ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &vcq->cq,
-				&cmd, sizeof(cmd), &resp, sizeof(resp));
+	memset(&resp, 0, sizeof(resp));
+	ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->vcq.cq,
+				&cmd, sizeof(cmd), &resp.ibv, sizeof(resp));
+	if (ret)
+		goto err;
+	ret = softiw_uring_map(ibctx, &cq->ring, resp.drv.cq_key,
+			       resp.drv.cq_size, resp.drv.cq_len,
+			       sizeof(struct softiw_cqe));
 	if (ret) {
-		free(vcq);
-		errno = ret;
-		return NULL;
+		ibv_cmd_destroy_cq(&cq->vcq.cq);
+		goto err;
 	}
-	return &vcq->cq;
+	return &cq->vcq.cq;
+err:
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+	errno = ret;
+	return NULL;
 }
 
 static int softiw_destroy_cq(struct ibv_cq *cq)
 {
+	struct softiw_cq *scq = to_softiw_cq(cq);
 	int ret = ibv_cmd_destroy_cq(cq);
 
-	if (!ret)
-		free(container_of(cq, struct verbs_cq, cq));
-	return ret;
-}
-
-static int softiw_poll_cq(struct ibv_cq *cq, int num_entries,
-			  struct ibv_wc *wc)
-{
-	return ibv_cmd_poll_cq(cq, num_entries, wc);
+	if (ret)
+		return ret;
+	softiw_uring_unmap(&scq->ring);
+	pthread_spin_destroy(&scq->lock);
+	free(scq);
+	return 0;
 }
 
 static int softiw_req_notify_cq(struct ibv_cq *cq, int solicited_only)
@@ -125,33 +138,68 @@ static int softiw_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	return ibv_cmd_req_notify_cq(cq, solicited_only);
 }
 
+static int qp_map_rings(struct ibv_context *ibctx, struct softiw_qp *qp,
+			const struct softiw_create_qp_resp *r)
+{
+	int ret;
+
+	ret = softiw_uring_map(ibctx, &qp->sq, r->sq_key, r->sq_size,
+			       r->sq_len, sizeof(struct softiw_sqe));
+	if (ret || !r->rq_key)
+		return ret;
+	ret = softiw_uring_map(ibctx, &qp->rq, r->rq_key, r->rq_size,
+			       r->rq_len, sizeof(struct softiw_rqe_abi));
+	if (ret)
+		softiw_uring_unmap(&qp->sq);
+	return ret;
+}
+
 static struct ibv_qp *softiw_create_qp(struct ibv_pd *pd,
 				       struct ibv_qp_init_attr *attr)
 {
-	struct ib_uverbs_create_qp_resp resp;
+	struct {
+		struct ib_uverbs_create_qp_resp ibv;
+		struct softiw_create_qp_resp drv;
+	} resp;
 	struct ibv_qp_init_attr_ex attr_ex;
 	struct ibv_create_qp cmd;
-	struct verbs_qp *vqp;
+	struct softiw_qp *qp;
 	int ret;
 
-	vqp = calloc(1, sizeof(*vqp));
-	if (!vqp)
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
 		return NULL;
+	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
 	memset(&attr_ex, 0, sizeof(attr_ex));
 	memcpy(&attr_ex, attr, sizeof(*attr));
 	attr_ex.comp_mask = IBV_QP_INIT_ATTR_PD;
 	attr_ex.pd = pd;
 	memset(&cmd, 0, sizeof(cmd));
-	ret = ibv_cmd_create_qp_ex(pd->context, vqp, &attr_ex, &cmd,
-				   sizeof(cmd), &resp, sizeof(resp));
+	memset(&resp, 0, sizeof(resp));
+	ret = ibv_cmd_create_qp_ex(pd->context, &qp->vqp, &attr_ex, &cmd,
+				   sizeof(cmd), &resp.ibv, sizeof(resp));
+	if (ret)
+		goto err;
+	ret = qp_map_rings(pd->context, qp, &resp.drv);
 	if (ret) {
-		free(vqp);
-		errno = ret;
-		return NULL;
+		ibv_cmd_destroy_qp(&qp->vqp.qp);
+		goto err;
 	}
 	/* the kernel's limits, which may exceed what was asked */
 	attr->cap = attr_ex.cap;
-	return &vqp->qp;
+	qp->max_send_wr = attr_ex.cap.max_send_wr;
+	qp->max_recv_wr = attr_ex.cap.max_recv_wr;
+	qp->max_send_sge = attr_ex.cap.max_send_sge;
+	qp->max_recv_sge = attr_ex.cap.max_recv_sge;
+	qp->max_inline = attr_ex.cap.max_inline_data;
+	return &qp->vqp.qp;
+err:
+	pthread_spin_destroy(&qp->sq_lock);
+	pthread_spin_destroy(&qp->rq_lock);
+	free(qp);
+	errno = ret;
+	return NULL;
 }
 
 static int softiw_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
@@ -175,45 +223,56 @@ static int softiw_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 
 static int softiw_destroy_qp(struct ibv_qp *qp)
 {
+	struct softiw_qp *sqp = to_softiw_qp(qp);
 	int ret = ibv_cmd_destroy_qp(qp);
 
-	if (!ret)
-		free(container_of(qp, struct verbs_qp, qp));
-	return ret;
-}
-
-static int softiw_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
-			    struct ibv_send_wr **bad_wr)
-{
-	return ibv_cmd_post_send(qp, wr, bad_wr);
-}
-
-static int softiw_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
-			    struct ibv_recv_wr **bad_wr)
-{
-	return ibv_cmd_post_recv(qp, wr, bad_wr);
+	if (ret)
+		return ret;
+	softiw_uring_unmap(&sqp->rq);
+	softiw_uring_unmap(&sqp->sq);
+	pthread_spin_destroy(&sqp->sq_lock);
+	pthread_spin_destroy(&sqp->rq_lock);
+	free(sqp);
+	return 0;
 }
 
 static struct ibv_srq *softiw_create_srq(struct ibv_pd *pd,
 					 struct ibv_srq_init_attr *attr)
 {
-	struct ib_uverbs_create_srq_resp resp;
+	struct {
+		struct ib_uverbs_create_srq_resp ibv;
+		struct softiw_create_srq_resp drv;
+	} resp;
 	struct ibv_create_srq cmd;
-	struct verbs_srq *vsrq;
+	struct softiw_srq *srq;
 	int ret;
 
-	vsrq = calloc(1, sizeof(*vsrq));
-	if (!vsrq)
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
 		return NULL;
+	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
 	memset(&cmd, 0, sizeof(cmd));
-	ret = ibv_cmd_create_srq(pd, &vsrq->srq, attr, &cmd, sizeof(cmd),
-				 &resp, sizeof(resp));
+	memset(&resp, 0, sizeof(resp));
+	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd, sizeof(cmd),
+				 &resp.ibv, sizeof(resp));
+	if (ret)
+		goto err;
+	ret = softiw_uring_map(pd->context, &srq->ring, resp.drv.srq_key,
+			       resp.drv.srq_size, resp.drv.srq_len,
+			       sizeof(struct softiw_rqe_abi));
 	if (ret) {
-		free(vsrq);
-		errno = ret;
-		return NULL;
+		ibv_cmd_destroy_srq(&srq->vsrq.srq);
+		goto err;
 	}
-	return &vsrq->srq;
+	srq->max_wr = attr->attr.max_wr < srq->ring.size ?
+		      attr->attr.max_wr : srq->ring.size;
+	srq->max_sge = attr->attr.max_sge;
+	return &srq->vsrq.srq;
+err:
+	pthread_spin_destroy(&srq->lock);
+	free(srq);
+	errno = ret;
+	return NULL;
 }
 
 static int softiw_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
@@ -235,17 +294,15 @@ static int softiw_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 
 static int softiw_destroy_srq(struct ibv_srq *srq)
 {
+	struct softiw_srq *ssrq = to_softiw_srq(srq);
 	int ret = ibv_cmd_destroy_srq(srq);
 
-	if (!ret)
-		free(container_of(srq, struct verbs_srq, srq));
-	return ret;
-}
-
-static int softiw_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
-				struct ibv_recv_wr **bad_wr)
-{
-	return ibv_cmd_post_srq_recv(srq, wr, bad_wr);
+	if (ret)
+		return ret;
+	softiw_uring_unmap(&ssrq->ring);
+	pthread_spin_destroy(&ssrq->lock);
+	free(ssrq);
+	return 0;
 }
 
 const struct verbs_context_ops softiw_object_ops = {

@@ -7,8 +7,8 @@
  * indices, @notify and @overflow.  The completion handler and the CQ
  * error event are called after the lock is dropped.  A CQE names its QP
  * by number; poll_cq turns that into the ib_qp through the device's QP
- * table, so no kernel pointer is ever stored in the ring (a later fast
- * path maps it into the consumer).
+ * table, so no kernel pointer is ever stored in the ring (a user CQ's
+ * ring is mapped by the process, see cq.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,6 +19,19 @@
 #include "softiw.h"
 #include "cq.h"
 #include "qp.h"
+
+/*
+ * The consumer index.  A process may write anything there: a value not in
+ * [head - cqe, head] makes the ring look full, which costs only that
+ * process its completions.  Acquire: the process read the entries before
+ * it moved the index, so they may be overwritten after this.
+ */
+static u32 cq_tail(struct softiw_cq *cq)
+{
+	/* pairs with the provider's release of @tail */
+	return cq->ring.ctrl ? smp_load_acquire(&cq->ring.ctrl->tail) :
+			       cq->tail;
+}
 
 static void cq_error_event(struct softiw_cq *cq)
 {
@@ -43,7 +56,7 @@ int softiw_cq_add(struct softiw_cq *cq, const struct softiw_cqe *cqe,
 	spin_lock_irqsave(&cq->lock, flags);
 	if (cq->overflow) {
 		ret = -ENOSPC;
-	} else if (cq->head - cq->tail >= cq->ibcq.cqe) {
+	} else if (cq->head - cq_tail(cq) >= cq->ibcq.cqe) {
 		/* never overwrite an unread entry: drop, report once */
 		cq->overflow = true;
 		raise = true;
@@ -51,6 +64,9 @@ int softiw_cq_add(struct softiw_cq *cq, const struct softiw_cqe *cqe,
 	} else {
 		cq->queue[cq->head & (cq->size - 1)] = *cqe;
 		cq->head++;
+		if (cq->ring.ctrl)
+			/* the entry before the index: pairs with the provider */
+			smp_store_release(&cq->ring.ctrl->head, cq->head);
 		if (cq->notify == IB_CQ_NEXT_COMP ||
 		    (cq->notify == IB_CQ_SOLICITED &&
 		     (solicited || cqe->status != IB_WC_SUCCESS))) {
@@ -81,6 +97,25 @@ int softiw_cq_push(struct softiw_cq *cq, const struct softiw_cqe *cqe,
 	return ret;
 }
 
+/* A user CQ's ring, and the response that says where to map it. */
+static int cq_create_ring(struct softiw_cq *cq, struct ib_udata *udata)
+{
+	struct softiw_create_cq_resp resp = {};
+	int ret;
+
+	ret = softiw_uring_create(udata, &cq->ring, cq->size,
+				  sizeof(struct softiw_cqe), &resp.cq_key);
+	if (ret)
+		return ret;
+	cq->queue = cq->ring.entries;
+	resp.cq_size = cq->ring.size;
+	resp.cq_len = cq->ring.len;
+	ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (ret)
+		softiw_uring_destroy(&cq->ring);
+	return ret;
+}
+
 int softiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		     struct uverbs_attr_bundle *attrs)
 {
@@ -98,6 +133,8 @@ int softiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
+	if (udata && udata->outlen < sizeof(struct softiw_create_cq_resp))
+		return -EINVAL;
 	if (atomic_inc_return(&sdev->num_cq) > SOFTIW_MAX_CQ) {
 		ret = -ENOMEM;
 		goto err_count;
@@ -105,11 +142,14 @@ int softiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	spin_lock_init(&cq->lock);
 	cq->size = roundup_pow_of_two(attr->cqe);
-	cq->queue = vmalloc_user(array_size(cq->size, sizeof(*cq->queue)));
-	if (!cq->queue) {
-		ret = -ENOMEM;
-		goto err_count;
+	if (udata) {
+		ret = cq_create_ring(cq, udata);
+	} else {
+		cq->queue = vcalloc(cq->size, sizeof(*cq->queue));
+		ret = cq->queue ? 0 : -ENOMEM;
 	}
+	if (ret)
+		goto err_count;
 	cq->head = 0;
 	cq->tail = 0;
 	cq->notify = 0;
@@ -127,7 +167,10 @@ int softiw_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct softiw_cq *cq = to_softiw_cq(ibcq);
 
 	/* ib_core refuses while a QP or SRQ still uses the CQ */
-	vfree(cq->queue);
+	if (cq->ring.ctrl)
+		softiw_uring_destroy(&cq->ring);
+	else
+		vfree(cq->queue);
 	atomic_dec(&to_softiw_dev(ibcq->device)->num_cq);
 	return 0;
 }
@@ -142,9 +185,10 @@ static void cqe_to_wc(struct softiw_device *sdev, const struct softiw_cqe *e,
 	wc->status = e->status;
 	wc->opcode = e->opcode;
 	wc->byte_len = e->byte_len;
-	wc->wc_flags = e->wc_flags;
-	if (e->wc_flags & IB_WC_WITH_INVALIDATE)
+	if (e->flags & SOFTIW_CQE_F_INVALIDATE) {
+		wc->wc_flags = IB_WC_WITH_INVALIDATE;
 		wc->ex.invalidate_rkey = e->inv_stag;
+	}
 	/*
 	 * A QP cannot be destroyed while its consumer polls for it, and its
 	 * number is reused only after the cyclic allocator wrapped, so the
@@ -161,6 +205,9 @@ int softiw_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	unsigned long flags;
 	int n = 0;
 
+	/* a user CQ is polled in the process, through its ring */
+	if (cq->ring.ctrl)
+		return -EOPNOTSUPP;
 	spin_lock_irqsave(&cq->lock, flags);
 	while (n < num_entries && cq->tail != cq->head) {
 		cqe_to_wc(sdev, &cq->queue[cq->tail & (cq->size - 1)], &wc[n]);
@@ -184,7 +231,7 @@ int softiw_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	/* NEXT_COMP includes solicited ones: never narrow an armed CQ */
 	if (cq->notify != IB_CQ_NEXT_COMP)
 		cq->notify = want;
-	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && cq->head != cq->tail)
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && cq->head != cq_tail(cq))
 		ret = 1;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;

@@ -2,12 +2,15 @@
 /*
  * softiw completion queues.  Owned by cq.c.
  *
- * A CQ is a ring of struct softiw_cqe in vmalloc_user() memory (so a
- * later fast path can map it into the consumer process).  Producers are
- * the TX engine (workqueue), the RX engine (softirq) and flushing
- * (process context); the consumer is poll_cq.  A full CQ never
- * overwrites an unread entry: the new completion is dropped, the CQ is
- * marked in error and IB_EVENT_CQ_ERR is raised once.
+ * A CQ is a ring of struct softiw_cqe (softiw-abi.h).  A kernel CQ's
+ * ring is private and its consumer is poll_cq; a user CQ's ring is
+ * mapped by the process (uring.h), which polls it without a system call
+ * and writes the consumer index itself, so the kernel trusts that index
+ * only to decide whether the ring is full.  Producers are the TX engine
+ * (workqueue or a poster's system call), the RX engine (softirq) and
+ * flushing (process context).  A full CQ never overwrites an unread
+ * entry: the new completion is dropped, the CQ is marked in error and
+ * IB_EVENT_CQ_ERR is raised once.
  *
  * Locking: softiw_cq.lock (irqsave) guards the ring indices, the notify
  * state and the overflow flag.  The completion handler is called with no
@@ -17,18 +20,9 @@
 #define SOFTIW_CQ_H
 
 #include <rdma/ib_verbs.h>
+#include <rdma/softiw-abi.h>
 
-/* One completion, as the engines produce it. */
-struct softiw_cqe {
-	u64 wr_id;
-	u32 qp_num;
-	u32 byte_len;
-	u32 inv_stag;		/* valid with IB_WC_WITH_INVALIDATE */
-	u8 status;		/* enum ib_wc_status */
-	u8 opcode;		/* enum ib_wc_opcode */
-	u8 wc_flags;		/* IB_WC_WITH_INVALIDATE, ... */
-	u8 reserved;
-};
+#include "uring.h"
 
 /**
  * struct softiw_cq - a completion queue
@@ -36,7 +30,9 @@ struct softiw_cqe {
  * @lock: guards everything below
  * @queue: @size entries, @size a power of two > ibcq.cqe
  * @head: next entry to write (producer), free-running
- * @tail: next entry to read (consumer), free-running
+ * @tail: next entry to read (consumer), free-running; for a user CQ
+ *	the process's index in @ring is used instead
+ * @ring: a user CQ's mapped ring (@queue is its entries), else unused
  * @notify: armed notification: 0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP
  * @overflow: an entry was dropped; the CQ is in error
  */
@@ -49,6 +45,7 @@ struct softiw_cq {
 	u32 tail;
 	u32 notify;
 	bool overflow;
+	struct softiw_uring ring;
 };
 
 static inline struct softiw_cq *to_softiw_cq(struct ib_cq *ibcq)

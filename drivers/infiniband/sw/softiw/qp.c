@@ -32,7 +32,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/log2.h>
-#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <rdma/ib_user_verbs.h>
 
@@ -161,7 +160,7 @@ static void rq_complete(struct softiw_qp *qp, u64 wr_id, u8 status,
 	bool n;
 
 	if (invalidated) {
-		cqe.wc_flags = IB_WC_WITH_INVALIDATE;
+		cqe.flags = SOFTIW_CQE_F_INVALIDATE;
 		cqe.inv_stag = inv_stag;
 	}
 	softiw_cq_add(qp->rcq, &cqe, solicited, &n);
@@ -171,6 +170,53 @@ static void rq_complete(struct softiw_qp *qp, u64 wr_id, u8 status,
 static bool qp_in_error(const struct softiw_qp *qp)
 {
 	return READ_ONCE(qp->state) == SOFTIW_QP_ERROR;
+}
+
+static enum ib_qp_state qp_ib_state(struct softiw_qp *qp);
+
+/* Tell a user QP's provider the state it must check posts against. */
+static void qp_publish_state(struct softiw_qp *qp)
+{
+	if (qp->usq.ctrl)
+		WRITE_ONCE(qp->usq.ctrl->qp_state, qp_ib_state(qp));
+}
+
+/* The rings' consumer indices follow the completions (sq/rq lock held). */
+static void sq_publish_tail(struct softiw_qp *qp)
+{
+	if (qp->usq.ctrl)
+		/* the completion before the index: pairs with the provider */
+		smp_store_release(&qp->usq.ctrl->tail, qp->sq.tail);
+}
+
+static void rq_publish_tail(struct softiw_qp *qp)
+{
+	if (qp->urq.ctrl)
+		/* the completion before the index: pairs with the provider */
+		smp_store_release(&qp->urq.ctrl->tail, qp->rq.tail);
+}
+
+/*
+ * Take new entries from a user QP's SQ ring (sq.lock held, nothing left
+ * in the private SQ).  SOFTIW_SQ_F_ENGINE_ACTIVE tells the provider that
+ * the TX engine will come back here, so it need not ring the doorbell;
+ * the flag is cleared before a last look at the ring, and the provider
+ * stores its index before it reads the flag, so one of the two always
+ * sees the other's new entry.
+ */
+static void sq_refill(struct softiw_qp *qp)
+{
+	struct softiw_ring_ctrl *c = qp->usq.ctrl;
+
+	if (!c)
+		return;
+	if (softiw_sq_ingest(qp) <= 0) {
+		WRITE_ONCE(c->flags, 0);
+		smp_mb();	/* flag cleared before the head is read again */
+		if (softiw_sq_ingest(qp) <= 0)
+			return;
+	}
+	WRITE_ONCE(c->flags, SOFTIW_SQ_F_ENGINE_ACTIVE);
 }
 
 /*
@@ -186,12 +232,15 @@ static void qp_flush(struct softiw_qp *qp)
 	bool notify = false;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
+	/* what the process posted to its ring is flushed too */
+	softiw_sq_ingest(qp);
 	for (; qp->sq.tail != qp->sq.head; qp->sq.tail++) {
 		wqe = softiw_wq_slot(&qp->sq, qp->sq.tail, sizeof(*wqe));
 		sq_complete(qp, wqe, (wqe->flags & SOFTIW_WQE_DONE) ?
 			    wqe->status : IB_WC_WR_FLUSH_ERR, &notify);
 	}
 	qp->sq.tx_next = qp->sq.head;
+	sq_publish_tail(qp);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	if (notify)
 		softiw_cq_notify(qp->scq);
@@ -200,12 +249,14 @@ static void qp_flush(struct softiw_qp *qp)
 		return;
 	notify = false;
 	spin_lock_irqsave(&qp->rq.lock, flags);
+	softiw_rq_ingest(qp);
 	for (; qp->rq.tail != qp->rq.head; qp->rq.tail++) {
 		rqe = softiw_wq_slot(&qp->rq, qp->rq.tail, sizeof(*rqe));
-		rq_complete(qp, rqe->wr_id, IB_WC_WR_FLUSH_ERR, 0, false, 0,
-			    false, &notify);
+		rq_complete(qp, rqe->wr_id, rqe->status ?: IB_WC_WR_FLUSH_ERR,
+			    0, false, 0, false, &notify);
 	}
 	qp->rq.tx_next = qp->rq.head;
+	rq_publish_tail(qp);
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 	if (notify)
 		softiw_cq_notify(qp->rcq);
@@ -246,6 +297,7 @@ static void qp_enter_error(struct softiw_qp *qp, int event, bool abortive)
 	spin_lock_irqsave(&qp->state_lock, flags);
 	old = qp->state;
 	WRITE_ONCE(qp->state, SOFTIW_QP_ERROR);
+	qp_publish_state(qp);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (old == SOFTIW_QP_ERROR)
 		return;
@@ -308,6 +360,7 @@ int softiw_qp_rts(struct softiw_qp *qp, const struct softiw_conn_params *p,
 	qp->params = *p;
 	/* RTS before attach: the first FPDU may arrive as soon as it runs */
 	WRITE_ONCE(qp->state, SOFTIW_QP_RTS);
+	qp_publish_state(qp);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	ret = softiw_txrx_attach(qp, sock);
@@ -315,6 +368,7 @@ int softiw_qp_rts(struct softiw_qp *qp, const struct softiw_conn_params *p,
 		spin_lock_irqsave(&qp->state_lock, flags);
 		if (qp->state == SOFTIW_QP_RTS)
 			WRITE_ONCE(qp->state, SOFTIW_QP_IDLE);
+		qp_publish_state(qp);
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 		return ret;
 	}
@@ -329,16 +383,28 @@ struct softiw_wqe *softiw_sq_next(struct softiw_qp *qp)
 {
 	struct softiw_wqe *wqe = NULL;
 	enum softiw_qp_state state;
+	bool ring_error = false;
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	state = READ_ONCE(qp->state);
-	if ((state == SOFTIW_QP_RTS || state == SOFTIW_QP_CLOSING) &&
-	    qp->sq.tx_next != qp->sq.head) {
-		wqe = softiw_wq_slot(&qp->sq, qp->sq.tx_next, sizeof(*wqe));
-		qp->sq.tx_next++;
+	if (state == SOFTIW_QP_RTS || state == SOFTIW_QP_CLOSING) {
+		if (qp->sq.tx_next == qp->sq.head)
+			sq_refill(qp);
+		if (qp->sq.tx_next != qp->sq.head)
+			wqe = softiw_wq_slot(&qp->sq, qp->sq.tx_next,
+					     sizeof(*wqe));
+		/* a bad ring entry is done already: the flush reports it */
+		if (wqe && (wqe->flags & SOFTIW_WQE_DONE))
+			wqe = NULL;
+		if (wqe)
+			qp->sq.tx_next++;
+		else
+			ring_error = qp->ring_error;
 	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (ring_error)
+		softiw_qp_error(qp, IB_EVENT_QP_FATAL);
 	return wqe;
 }
 
@@ -360,6 +426,7 @@ void softiw_sq_done(struct softiw_qp *qp, struct softiw_wqe *wqe, u8 status)
 		sq_complete(qp, w, w->status, &notify);
 		qp->sq.tail++;
 	}
+	sq_publish_tail(qp);
 out:
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	if (notify)
@@ -387,20 +454,30 @@ struct softiw_wqe *softiw_sq_oldest_read(struct softiw_qp *qp)
 
 bool softiw_rq_take(struct softiw_qp *qp, struct softiw_rqe *rqe)
 {
+	struct softiw_rqe *slot = NULL;
+	bool ok = false, ring_error = false;
 	unsigned long flags;
-	bool ok = false;
 
 	if (qp->srq)
 		return softiw_srq_take(qp->srq, rqe, qp);
 	spin_lock_irqsave(&qp->rq.lock, flags);
-	if (!qp_in_error(qp) && qp->rq.tx_next != qp->rq.head) {
-		*rqe = *(struct softiw_rqe *)softiw_wq_slot(&qp->rq,
-							   qp->rq.tx_next,
-							   sizeof(*rqe));
-		qp->rq.tx_next++;
-		ok = true;
+	if (!qp_in_error(qp)) {
+		if (qp->rq.tx_next == qp->rq.head)
+			softiw_rq_ingest(qp);
+		if (qp->rq.tx_next != qp->rq.head)
+			slot = softiw_wq_slot(&qp->rq, qp->rq.tx_next,
+					      sizeof(*slot));
+		if (slot && !slot->status) {
+			*rqe = *slot;
+			qp->rq.tx_next++;
+			ok = true;
+		} else {
+			ring_error = qp->ring_error;
+		}
 	}
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	if (ring_error)
+		softiw_qp_error(qp, IB_EVENT_QP_FATAL);
 	return ok;
 }
 
@@ -431,6 +508,7 @@ void softiw_rq_done(struct softiw_qp *qp, const struct softiw_rqe *rqe,
 		qp->rq.tail++;
 		rq_complete(qp, rqe->wr_id, status, byte_len, solicited,
 			    inv_stag, invalidated, &notify);
+		rq_publish_tail(qp);
 	}
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 	if (notify)
@@ -449,6 +527,41 @@ int softiw_wq_init(struct softiw_wq *wq, u32 depth, size_t entry)
 	wq->tail = 0;
 	wq->slots = vcalloc(wq->size, entry);
 	return wq->slots ? 0 : -ENOMEM;
+}
+
+/*
+ * A user QP's rings, sized like its private SQ and RQ, and the response
+ * that tells the provider where to map them.
+ */
+static int qp_create_rings(struct softiw_qp *qp, struct ib_udata *udata)
+{
+	struct softiw_create_qp_resp resp = {};
+	int ret;
+
+	if (udata->outlen < sizeof(resp))
+		return -EINVAL;
+	ret = softiw_uring_create(udata, &qp->usq, qp->sq.size,
+				  sizeof(struct softiw_sqe), &resp.sq_key);
+	if (ret)
+		return ret;
+	resp.sq_size = qp->usq.size;
+	resp.sq_len = qp->usq.len;
+	if (!qp->srq) {
+		ret = softiw_uring_create(udata, &qp->urq, qp->rq.size,
+					  sizeof(struct softiw_rqe_abi),
+					  &resp.rq_key);
+		if (ret)
+			goto err;
+		resp.rq_size = qp->urq.size;
+		resp.rq_len = qp->urq.len;
+	}
+	ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (!ret)
+		return 0;
+err:
+	softiw_uring_destroy(&qp->urq);
+	softiw_uring_destroy(&qp->usq);
+	return ret;
 }
 
 static int qp_check_caps(const struct ib_qp_init_attr *attr)
@@ -521,6 +634,11 @@ int softiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 			     sizeof(struct softiw_read_req));
 	if (ret)
 		goto err_rq;
+	if (udata) {
+		ret = qp_create_rings(qp, udata);
+		if (ret)
+			goto err_ird;
+	}
 
 	/* cyclic: a just-freed QP number is not handed out again soon */
 	ret = xa_alloc_cyclic_irq(&sdev->qp_xa, &qpn, qp,
@@ -535,6 +653,8 @@ int softiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	return 0;
 
 err_ird:
+	softiw_uring_destroy(&qp->urq);
+	softiw_uring_destroy(&qp->usq);
 	vfree(qp->ird.slots);
 err_rq:
 	vfree(qp->rq.slots);
@@ -566,6 +686,8 @@ int softiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	/* no reference is left, so no one can queue the flush again */
 	cancel_work_sync(&qp->flush_work);
 
+	softiw_uring_destroy(&qp->urq);
+	softiw_uring_destroy(&qp->usq);
 	vfree(qp->ird.slots);
 	vfree(qp->rq.slots);
 	vfree(qp->sq.slots);
@@ -607,6 +729,10 @@ static void qp_reset(struct softiw_qp *qp)
 	qp->ord_outstanding = 0;
 	qp->ird.head = 0;
 	qp->ird.tail = 0;
+	/* a new stream starts with an idle engine: posts ring the doorbell */
+	if (qp->usq.ctrl)
+		WRITE_ONCE(qp->usq.ctrl->flags, 0);
+	qp_publish_state(qp);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 }
 
@@ -644,6 +770,7 @@ static int qp_modify_state(struct softiw_qp *qp, enum ib_qp_state want)
 		ret = -EINVAL;
 		break;
 	}
+	qp_publish_state(qp);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (ret)
 		return ret;
@@ -748,9 +875,8 @@ static int sges_copy(struct softiw_sge *dst, const struct ib_sge *src,
 
 /*
  * Inline data is copied now, so the caller may reuse its buffers at once.
- * A user QP's SGEs hold the process's own addresses, and uverbs calls us
- * in that process's syscall, so copy_from_user() sees exactly what the
- * process could read; a kernel QP's SGEs are kernel VAs.
+ * Only kernel QPs post work requests (user QPs post through their rings,
+ * uring.c), so the SGEs are kernel addresses.
  */
 static int wqe_copy_inline(struct softiw_qp *qp, struct softiw_wqe *wqe,
 			   const struct ib_send_wr *wr)
@@ -763,15 +889,8 @@ static int wqe_copy_inline(struct softiw_qp *qp, struct softiw_wqe *wqe,
 	for (i = 0; i < wr->num_sge; i++) {
 		const struct ib_sge *sge = &wr->sg_list[i];
 
-		if (qp->is_user) {
-			if (copy_from_user(wqe->inline_data + off,
-					   u64_to_user_ptr(sge->addr),
-					   sge->length))
-				return -EFAULT;
-		} else {
-			memcpy(wqe->inline_data + off,
-			       (void *)(uintptr_t)sge->addr, sge->length);
-		}
+		memcpy(wqe->inline_data + off, (void *)(uintptr_t)sge->addr,
+		       sge->length);
 		off += sge->length;
 	}
 	wqe->num_sge = 0;
@@ -874,6 +993,22 @@ static int sq_append(struct softiw_qp *qp, const struct softiw_wqe *wqe,
  * with a flush status from the flush work, never from inside this call).
  * Before the CM has attached a stream a send has nowhere to go.
  */
+/*
+ * A user QP posts through its rings; an empty POST_SEND is its doorbell
+ * (the TX engine takes the new entries) and an empty POST_RECV asks for
+ * the flush of a QP in ERROR.  Work request lists are refused.
+ */
+static int qp_doorbell(struct softiw_qp *qp, bool send)
+{
+	enum softiw_qp_state state = READ_ONCE(qp->state);
+
+	if (send && state == SOFTIW_QP_RTS)
+		softiw_tx_kick(qp);
+	else if (state == SOFTIW_QP_ERROR)
+		softiw_queue_work(&qp->flush_work);
+	return 0;
+}
+
 int softiw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		     const struct ib_send_wr **bad_wr)
 {
@@ -882,6 +1017,13 @@ int softiw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	struct softiw_wqe wqe;
 	bool posted = false;
 	int ret = 0;
+
+	if (qp->usq.ctrl) {
+		if (!wr)
+			return qp_doorbell(qp, true);
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 
 	for (; wr; wr = wr->next) {
 		ret = wqe_from_wr(qp, &wqe, wr);
@@ -908,6 +1050,7 @@ int softiw_rqe_from_wr(struct softiw_rqe *rqe, const struct ib_recv_wr *wr,
 	int ret;
 
 	rqe->wr_id = wr->wr_id;
+	rqe->status = 0;
 	ret = sges_copy(rqe->sge, wr->sg_list, wr->num_sge, max_sge,
 			&rqe->length);
 	if (ret)
@@ -925,7 +1068,9 @@ int softiw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int ret = 0;
 
-	if (qp->srq) {
+	if (qp->usq.ctrl && !wr)
+		return qp_doorbell(qp, false);
+	if (qp->srq || qp->usq.ctrl) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}

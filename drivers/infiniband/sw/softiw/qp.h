@@ -30,6 +30,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "txrx.h"
+#include "uring.h"
 
 struct softiw_device;
 struct softiw_cq;
@@ -44,7 +45,7 @@ struct softiw_cep;
 #define SOFTIW_MAX_INLINE	256
 #define SOFTIW_MAX_ORD		32
 #define SOFTIW_MAX_IRD		32
-#define SOFTIW_MAX_MSG_SIZE	0x80000000u	/* 2^31 */
+#define SOFTIW_MAX_MSG_SIZE	SOFTIW_MAX_MSG_ABI	/* 2^31 */
 #define SOFTIW_MAX_CQ		1024
 #define SOFTIW_MAX_CQE		(64 * 1024)
 #define SOFTIW_MAX_MR		(64 * 1024)
@@ -107,7 +108,9 @@ struct softiw_wqe {
 /* One receive work request (RQ or SRQ). */
 struct softiw_rqe {
 	u64 wr_id;
-	u32 num_sge;
+	u8 num_sge;
+	u8 status;		/* a bad user ring entry: its error status */
+	u16 reserved;
 	u32 length;		/* sum of SGE lengths */
 	struct softiw_sge sge[SOFTIW_MAX_SGE];
 };
@@ -156,6 +159,7 @@ struct softiw_srq {
 	u32 limit;		/* srq_limit; 0 = not armed; rq.lock */
 	u32 max_sge;
 	bool is_user;
+	struct softiw_uring ring;	/* user SRQ: the process's ring */
 };
 
 /**
@@ -181,6 +185,9 @@ struct softiw_srq {
  * @ord_wish, @ird_wish: IB_QP_MAX_QP_RD_ATOMIC / MAX_DEST_RD_ATOMIC
  * @flush_work: completes every outstanding entry once in ERROR
  *	(softiw_qp_error(), posts in ERROR)
+ * @usq, @urq: a user QP's SQ and RQ rings (uring.h); the kernel copies
+ *	their entries into @sq and @rq under the queue's lock
+ * @ring_error: the process broke a ring; nothing more is taken from it
  */
 struct softiw_qp {
 	struct ib_qp ibqp;
@@ -211,6 +218,9 @@ struct softiw_qp {
 	u8 ord_wish;
 	u8 ird_wish;
 	struct work_struct flush_work;
+	struct softiw_uring usq;
+	struct softiw_uring urq;
+	bool ring_error;
 };
 
 static inline struct softiw_qp *to_softiw_qp(struct ib_qp *ibqp)

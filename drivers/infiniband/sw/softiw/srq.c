@@ -5,6 +5,10 @@
  * except that an entry leaves the ring as soon as a QP takes it (the
  * taking QP completes it, see softiw_rq_done()).
  *
+ * A user SRQ's entries are in the process's ring (uring.h): softiw_srq_take()
+ * copies and checks the oldest one when a QP needs it, so its private
+ * ring is not used.
+ *
  * Locking: srq->rq.lock (irqsave, the RX engine takes entries in
  * softirq) guards the ring indices and @limit.  The limit event is
  * raised after the lock is dropped; it fires once per arming
@@ -17,6 +21,24 @@
 
 #include "softiw.h"
 #include "qp.h"
+
+/* A user SRQ's ring, and the response that says where to map it. */
+static int srq_create_ring(struct softiw_srq *srq, struct ib_udata *udata)
+{
+	struct softiw_create_srq_resp resp = {};
+	int ret;
+
+	ret = softiw_uring_create(udata, &srq->ring, srq->rq.size,
+				  sizeof(struct softiw_rqe_abi), &resp.srq_key);
+	if (ret)
+		return ret;
+	resp.srq_size = srq->ring.size;
+	resp.srq_len = srq->ring.len;
+	ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (ret)
+		softiw_uring_destroy(&srq->ring);
+	return ret;
+}
 
 int softiw_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 		      struct ib_udata *udata)
@@ -34,6 +56,8 @@ int softiw_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
+	if (udata && udata->outlen < sizeof(struct softiw_create_srq_resp))
+		return -EINVAL;
 	if (atomic_inc_return(&sdev->num_srq) > SOFTIW_MAX_SRQ) {
 		ret = -ENOMEM;
 		goto err_count;
@@ -45,8 +69,16 @@ int softiw_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	/* srq_limit is meaningless at creation: armed by modify_srq only */
 	srq->limit = 0;
 	srq->is_user = !!udata;
+	if (udata) {
+		ret = srq_create_ring(srq, udata);
+		if (ret)
+			goto err_slots;
+	}
 	a->max_wr = srq->rq.max_wr;
 	return 0;
+
+err_slots:
+	vfree(srq->rq.slots);
 
 err_count:
 	atomic_dec(&sdev->num_srq);
@@ -92,6 +124,7 @@ int softiw_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct softiw_srq *srq = to_softiw_srq(ibsrq);
 
 	/* ib_core refuses while a QP still uses the SRQ */
+	softiw_uring_destroy(&srq->ring);
 	vfree(srq->rq.slots);
 	atomic_dec(&to_softiw_dev(ibsrq->device)->num_srq);
 	return 0;
@@ -105,6 +138,11 @@ int softiw_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int ret = 0;
 
+	/* a user SRQ is posted to through its ring */
+	if (srq->ring.ctrl) {
+		*bad_wr = wr;
+		return wr ? -EINVAL : 0;
+	}
 	for (; wr; wr = wr->next) {
 		ret = softiw_rqe_from_wr(&rqe, wr, srq->max_sge);
 		if (ret)
@@ -139,23 +177,35 @@ static void srq_limit_event(struct softiw_srq *srq)
 bool softiw_srq_take(struct softiw_srq *srq, struct softiw_rqe *rqe,
 		     struct softiw_qp *qp)
 {
-	unsigned long flags;
 	bool ok = false, limit = false;
+	unsigned long flags;
+	int bad = 0;
+	u32 posted = 0;
 
 	spin_lock_irqsave(&srq->rq.lock, flags);
-	if (srq->rq.tail != srq->rq.head) {
+	if (srq->ring.ctrl) {
+		bad = softiw_srq_ingest_take(srq, rqe);
+		ok = bad > 0;
+		posted = softiw_srq_posted(srq);
+	} else if (srq->rq.tail != srq->rq.head) {
 		*rqe = *(struct softiw_rqe *)softiw_wq_slot(&srq->rq,
 							   srq->rq.tail,
 							   sizeof(*rqe));
 		srq->rq.tail++;
 		ok = true;
-		if (srq->limit && srq->rq.head - srq->rq.tail < srq->limit) {
-			srq->limit = 0;		/* disarmed until re-armed */
-			limit = true;
-		}
+		posted = srq->rq.head - srq->rq.tail;
+	}
+	if (ok && srq->limit && posted < srq->limit) {
+		srq->limit = 0;		/* disarmed until re-armed */
+		limit = true;
 	}
 	spin_unlock_irqrestore(&srq->rq.lock, flags);
 	if (limit)
 		srq_limit_event(srq);
+	if (bad < 0) {
+		/* the taker completes the bad entry and stops */
+		softiw_rq_done(qp, rqe, rqe->status, 0, false, 0, false);
+		softiw_qp_error(qp, IB_EVENT_QP_FATAL);
+	}
 	return ok;
 }

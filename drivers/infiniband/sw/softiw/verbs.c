@@ -23,6 +23,7 @@
 #include "cq.h"
 #include "mem.h"
 #include "qp.h"
+#include "uring.h"
 
 /* Driver input softiw does not understand must be absent or all zero. */
 static bool softiw_udata_in_ok(struct ib_udata *udata, size_t known)
@@ -192,6 +193,8 @@ const struct ib_device_ops softiw_verbs_ops = {
 	.get_port_immutable = softiw_get_port_immutable,
 	.alloc_ucontext = softiw_alloc_ucontext,
 	.dealloc_ucontext = softiw_dealloc_ucontext,
+	.mmap = softiw_mmap,
+	.mmap_free = softiw_mmap_free,
 	.alloc_pd = softiw_alloc_pd,
 	.dealloc_pd = softiw_dealloc_pd,
 
