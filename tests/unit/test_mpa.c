@@ -344,6 +344,50 @@ TEST(rfc5044_s6_crc_covers_fpdu)
 		 SOFTIW_MPA_ERR_CRC);
 }
 
+/* Framing in place gives the octets framing by copy gives, CRC or not. */
+TEST(rfc5044_s4_fpdu_seal_in_place)
+{
+	static const u32 lens[] = { 0, 1, 2, 3, 4, 5, 23, 1446, 0xffff };
+	static u8 ulpdu[0x10000], want[0x10010], got[0x10010];
+	int crc, i, n, m;
+	u32 k;
+
+	for (k = 0; k < sizeof(ulpdu); k++)
+		ulpdu[k] = (u8)(k * 7 + 3);
+	for (crc = 0; crc < 2; crc++) {
+		for (i = 0; i < (int)(sizeof(lens) / sizeof(lens[0])); i++) {
+			struct softiw_mpa_tx a = tx_init(crc, false);
+			struct softiw_mpa_tx b = tx_init(crc, false);
+
+			a.pos = b.pos = 36;
+			n = softiw_mpa_fpdu_build(&a, ulpdu, lens[i], want,
+						  sizeof(want));
+			memset(got, 0xee, sizeof(got));
+			memcpy(got + SOFTIW_MPA_HDR_LEN, ulpdu, lens[i]);
+			m = softiw_mpa_fpdu_seal(&b, got, lens[i], sizeof(got));
+			CHECK_EQ(m, n);
+			CHECK_MEM(got, want, n);
+			CHECK_EQ(b.pos, a.pos);
+			/* nothing written past the FPDU */
+			CHECK_EQ(got[n], 0xee);
+		}
+	}
+	{
+		struct softiw_mpa_tx t = tx_init(true, false);
+		struct softiw_mpa_tx mk = tx_init(true, true);
+
+		/* too small: nothing changes */
+		CHECK_EQ(softiw_mpa_fpdu_seal(&t, got, 40, 47), -ENOSPC);
+		CHECK_EQ(t.pos, 0);
+		CHECK_EQ(softiw_mpa_fpdu_seal(&t, got, 0x10000, sizeof(got)),
+			 -EMSGSIZE);
+		/* Markers move the ULPDU: not in place */
+		CHECK_EQ(softiw_mpa_fpdu_seal(&mk, got, 40, sizeof(got)),
+			 -EINVAL);
+		CHECK_EQ(mk.pos, 0);
+	}
+}
+
 TEST(rfc5044_s6_crc_off_sends_zero)
 {
 	u8 ulpdu[4] = { 1, 2, 3, 4 }, out[16];
@@ -423,6 +467,7 @@ int main(void)
 	RUN(rfc5044_s4_pad_to_4);
 	RUN(rfc5044_s4_mulpdu_from_emss);
 	RUN(rfc5044_s6_crc_covers_fpdu);
+	RUN(rfc5044_s4_fpdu_seal_in_place);
 	RUN(rfc5044_s6_crc_off_sends_zero);
 	RUN(rfc5044_s4_fpdu_truncated);
 	RUN(rfc5044_s4_fpdus_back_to_back);

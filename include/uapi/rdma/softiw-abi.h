@@ -57,10 +57,10 @@ struct softiw_alloc_ucontext_resp {
  */
 #define SOFTIW_RING_ENTRIES_OFF	256
 
-/* @flags of an SQ's control block, written by the kernel only */
 /*
+ * @flags of an SQ's control block, written by the kernel only.
  * ENGINE_ACTIVE: the kernel reads @head again before it idles, so a post
- * needs no doorbell
+ * needs no doorbell.
  */
 #define SOFTIW_SQ_F_ENGINE_ACTIVE	0x1
 

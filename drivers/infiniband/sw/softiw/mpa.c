@@ -343,6 +343,28 @@ int softiw_mpa_fpdu_build(struct softiw_mpa_tx *tx, const u8 *ulpdu,
 	return w;
 }
 
+int softiw_mpa_fpdu_seal(struct softiw_mpa_tx *tx, u8 *fpdu, u32 ulpdu_len,
+			 size_t fpdu_len)
+{
+	u32 pre = SOFTIW_MPA_HDR_LEN + ulpdu_len + softiw_mpa_pad(ulpdu_len);
+	u32 crc = 0;
+
+	if (ulpdu_len > 0xffff)
+		return -EMSGSIZE;
+	if (tx->markers)
+		return -EINVAL;
+	if (fpdu_len < pre + SOFTIW_MPA_CRC_LEN)
+		return -ENOSPC;
+	softiw_wire_put_be16(fpdu, ulpdu_len);
+	memset(fpdu + SOFTIW_MPA_HDR_LEN + ulpdu_len, 0,
+	       pre - SOFTIW_MPA_HDR_LEN - ulpdu_len);
+	if (tx->crc)
+		crc = softiw_mpa_crc(tx->crc32c, fpdu, pre);
+	softiw_wire_put_le32(fpdu + pre, crc);
+	tx->pos += pre + SOFTIW_MPA_CRC_LEN;
+	return pre + SOFTIW_MPA_CRC_LEN;
+}
+
 /*
  * Check every Marker of an FPDU of @wire octets at @in (stream position
  * @pos) points back to its start, and copy the content between them

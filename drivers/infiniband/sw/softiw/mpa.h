@@ -225,6 +225,18 @@ struct softiw_mpa_tx {
 int softiw_mpa_fpdu_build(struct softiw_mpa_tx *tx, const u8 *ulpdu,
 			  u32 ulpdu_len, u8 *out, size_t out_len);
 
+/*
+ * softiw_mpa_fpdu_seal() - frame a ULPDU built in place (no Markers): the
+ * @ulpdu_len octets are already at @fpdu + SOFTIW_MPA_HDR_LEN; writes
+ * ULPDU_Length before them and the zero PAD and CRC (or zero) after them,
+ * so the result equals softiw_mpa_fpdu_build()'s, without copying the
+ * ULPDU.  Advances @tx->pos.  Returns the FPDU's length, -EMSGSIZE as
+ * above, -EINVAL when @tx inserts Markers (they would move the ULPDU), or
+ * -ENOSPC if @fpdu_len is too small (@tx unchanged).
+ */
+int softiw_mpa_fpdu_seal(struct softiw_mpa_tx *tx, u8 *fpdu, u32 ulpdu_len,
+			 size_t fpdu_len);
+
 /* One direction's receive state. */
 struct softiw_mpa_rx {
 	softiw_crc32c_fn crc32c;	/* used when @crc */

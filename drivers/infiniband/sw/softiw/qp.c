@@ -181,7 +181,12 @@ static void qp_publish_state(struct softiw_qp *qp)
 		WRITE_ONCE(qp->usq.ctrl->qp_state, qp_ib_state(qp));
 }
 
-/* The rings' consumer indices follow the completions (sq/rq lock held). */
+/*
+ * The rings' consumer indices (sq/rq lock held), published before the
+ * completion they stand for: a process that polled the completion can
+ * post into the freed slot at once.  The kernel's copy of the entry, not
+ * the ring slot, makes the completion.
+ */
 static void sq_publish_tail(struct softiw_qp *qp)
 {
 	if (qp->usq.ctrl)
@@ -210,10 +215,10 @@ static void sq_refill(struct softiw_qp *qp)
 
 	if (!c)
 		return;
-	if (softiw_sq_ingest(qp) <= 0) {
+	if (softiw_sq_ingest(qp, false) <= 0) {
 		WRITE_ONCE(c->flags, 0);
 		smp_mb();	/* flag cleared before the head is read again */
-		if (softiw_sq_ingest(qp) <= 0)
+		if (softiw_sq_ingest(qp, false) <= 0)
 			return;
 	}
 	WRITE_ONCE(c->flags, SOFTIW_SQ_F_ENGINE_ACTIVE);
@@ -233,14 +238,14 @@ static void qp_flush(struct softiw_qp *qp)
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	/* what the process posted to its ring is flushed too */
-	softiw_sq_ingest(qp);
-	for (; qp->sq.tail != qp->sq.head; qp->sq.tail++) {
-		wqe = softiw_wq_slot(&qp->sq, qp->sq.tail, sizeof(*wqe));
+	softiw_sq_ingest(qp, true);
+	while (qp->sq.tail != qp->sq.head) {
+		wqe = softiw_wq_slot(&qp->sq, qp->sq.tail++, sizeof(*wqe));
+		sq_publish_tail(qp);
 		sq_complete(qp, wqe, (wqe->flags & SOFTIW_WQE_DONE) ?
 			    wqe->status : IB_WC_WR_FLUSH_ERR, &notify);
 	}
 	qp->sq.tx_next = qp->sq.head;
-	sq_publish_tail(qp);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	if (notify)
 		softiw_cq_notify(qp->scq);
@@ -249,14 +254,14 @@ static void qp_flush(struct softiw_qp *qp)
 		return;
 	notify = false;
 	spin_lock_irqsave(&qp->rq.lock, flags);
-	softiw_rq_ingest(qp);
-	for (; qp->rq.tail != qp->rq.head; qp->rq.tail++) {
-		rqe = softiw_wq_slot(&qp->rq, qp->rq.tail, sizeof(*rqe));
+	softiw_rq_ingest(qp, true);
+	while (qp->rq.tail != qp->rq.head) {
+		rqe = softiw_wq_slot(&qp->rq, qp->rq.tail++, sizeof(*rqe));
+		rq_publish_tail(qp);
 		rq_complete(qp, rqe->wr_id, rqe->status ?: IB_WC_WR_FLUSH_ERR,
 			    0, false, 0, false, &notify);
 	}
 	qp->rq.tx_next = qp->rq.head;
-	rq_publish_tail(qp);
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 	if (notify)
 		softiw_cq_notify(qp->rcq);
@@ -379,6 +384,17 @@ int softiw_qp_rts(struct softiw_qp *qp, const struct softiw_conn_params *p,
 
 /* ---- work queue helpers for the engines ---- */
 
+/*
+ * The SQ ring went bad (a bad entry, or an index out of range) and every
+ * entry the engines took before that point has completed: the QP goes to
+ * ERROR now, so the good entries posted before the bad one are carried
+ * out, not flushed (sq.lock held).
+ */
+static bool sq_ring_failed(struct softiw_qp *qp)
+{
+	return qp->ring_error && qp->sq.tail == qp->sq.tx_next;
+}
+
 struct softiw_wqe *softiw_sq_next(struct softiw_qp *qp)
 {
 	struct softiw_wqe *wqe = NULL;
@@ -400,7 +416,7 @@ struct softiw_wqe *softiw_sq_next(struct softiw_qp *qp)
 		if (wqe)
 			qp->sq.tx_next++;
 		else
-			ring_error = qp->ring_error;
+			ring_error = sq_ring_failed(qp);
 	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	if (ring_error)
@@ -410,9 +426,9 @@ struct softiw_wqe *softiw_sq_next(struct softiw_qp *qp)
 
 void softiw_sq_done(struct softiw_qp *qp, struct softiw_wqe *wqe, u8 status)
 {
+	bool notify = false, ring_error;
 	struct softiw_wqe *w;
 	unsigned long flags;
-	bool notify = false;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	if (qp_in_error(qp))
@@ -423,14 +439,19 @@ void softiw_sq_done(struct softiw_qp *qp, struct softiw_wqe *wqe, u8 status)
 		w = softiw_wq_slot(&qp->sq, qp->sq.tail, sizeof(*w));
 		if (!(w->flags & SOFTIW_WQE_DONE))
 			break;
-		sq_complete(qp, w, w->status, &notify);
 		qp->sq.tail++;
+		sq_publish_tail(qp);
+		sq_complete(qp, w, w->status, &notify);
 	}
-	sq_publish_tail(qp);
-out:
+	ring_error = sq_ring_failed(qp);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	if (notify)
 		softiw_cq_notify(qp->scq);
+	if (ring_error)
+		softiw_qp_error(qp, IB_EVENT_QP_FATAL);
+	return;
+out:
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
 }
 
 struct softiw_wqe *softiw_sq_oldest_read(struct softiw_qp *qp)
@@ -463,7 +484,7 @@ bool softiw_rq_take(struct softiw_qp *qp, struct softiw_rqe *rqe)
 	spin_lock_irqsave(&qp->rq.lock, flags);
 	if (!qp_in_error(qp)) {
 		if (qp->rq.tx_next == qp->rq.head)
-			softiw_rq_ingest(qp);
+			softiw_rq_ingest(qp, false);
 		if (qp->rq.tx_next != qp->rq.head)
 			slot = softiw_wq_slot(&qp->rq, qp->rq.tx_next,
 					      sizeof(*slot));
@@ -506,9 +527,9 @@ void softiw_rq_done(struct softiw_qp *qp, const struct softiw_rqe *rqe,
 	spin_lock_irqsave(&qp->rq.lock, flags);
 	if (!qp_in_error(qp) && qp->rq.tail != qp->rq.tx_next) {
 		qp->rq.tail++;
+		rq_publish_tail(qp);
 		rq_complete(qp, rqe->wr_id, status, byte_len, solicited,
 			    inv_stag, invalidated, &notify);
-		rq_publish_tail(qp);
 	}
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 	if (notify)

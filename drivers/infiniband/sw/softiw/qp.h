@@ -187,7 +187,10 @@ struct softiw_srq {
  *	(softiw_qp_error(), posts in ERROR)
  * @usq, @urq: a user QP's SQ and RQ rings (uring.h); the kernel copies
  *	their entries into @sq and @rq under the queue's lock
- * @ring_error: the process broke a ring; nothing more is taken from it
+ * @ring_error: the process broke a ring: nothing more is executed from
+ *	it, and the QP goes to ERROR once what came before has completed
+ * @ring_index_bad: ... by a producer index out of range: nothing more is
+ *	even read from it (the flush reads the entries of an in-range ring)
  */
 struct softiw_qp {
 	struct ib_qp ibqp;
@@ -221,6 +224,7 @@ struct softiw_qp {
 	struct softiw_uring usq;
 	struct softiw_uring urq;
 	bool ring_error;
+	bool ring_index_bad;
 };
 
 static inline struct softiw_qp *to_softiw_qp(struct ib_qp *ibqp)

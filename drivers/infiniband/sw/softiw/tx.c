@@ -151,17 +151,44 @@ static int tx_frame(struct softiw_qp_tx *tx, u32 ulpdu_len)
 	return 0;
 }
 
-/* Frame one DDP segment: header @h, then @plen payload octets already at
- * tx->ulpdu + header length.  The caller checked the room.
+/*
+ * Where a data segment's ULPDU is built.  Without Markers the FPDU's
+ * content is contiguous, so the ULPDU goes straight into its place in the
+ * staging buffer and is framed there (softiw_mpa_fpdu_seal()): the
+ * payload is copied once, from the registered buffer to the batch.  With
+ * Markers it is built in tx->ulpdu and framed by copy.  The caller
+ * checked the room (tx_room()), which covers the whole FPDU.
+ */
+static u8 *tx_ulpdu_at(struct softiw_qp_tx *tx, u32 *size)
+{
+	if (tx->mpa.markers) {
+		*size = tx->ulpdu_size;
+		return tx->ulpdu;
+	}
+	*size = tx->buf_size - tx->buf_len - SOFTIW_MPA_HDR_LEN;
+	return tx->buf + tx->buf_len + SOFTIW_MPA_HDR_LEN;
+}
+
+/*
+ * Frame one DDP segment: header @h, then @plen payload octets already at
+ * @ulpdu (from tx_ulpdu_at()) + header length.
  */
 static int tx_segment(struct softiw_qp_tx *tx, const struct softiw_ddp_hdr *h,
-		      u32 plen)
+		      u8 *ulpdu, u32 size, u32 plen)
 {
-	int hlen = softiw_ddp_hdr_encode(h, tx->ulpdu, tx->ulpdu_size);
+	int hlen = softiw_ddp_hdr_encode(h, ulpdu, size);
+	int n;
 
 	if (hlen < 0)
 		return hlen;
-	return tx_frame(tx, hlen + plen);
+	if (ulpdu == tx->ulpdu)
+		return tx_frame(tx, hlen + plen);
+	n = softiw_mpa_fpdu_seal(&tx->mpa, tx->buf + tx->buf_len, hlen + plen,
+				 tx->buf_size - tx->buf_len);
+	if (n < 0)
+		return n;
+	tx->buf_len += n;
+	return 0;
 }
 
 static u32 tx_mem_err(int err)
@@ -273,6 +300,19 @@ static void tx_wqe_fail(struct softiw_qp *qp, struct softiw_wqe *wqe,
 	softiw_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
 }
 
+/*
+ * @wqe (qp->tx.wqe, nothing of it staged) is refused with @status.  The
+ * entries staged ahead of it go out and complete first: until then it
+ * waits as for ORD or a fence, and tx_pick_sq() starts it again.
+ */
+static bool tx_wqe_refuse(struct softiw_qp *qp, struct softiw_wqe *wqe,
+			  u8 status)
+{
+	if (!qp->tx.nr_pend)
+		tx_wqe_fail(qp, wqe, status);
+	return false;
+}
+
 /* Fast registration (IB_WR_REG_MR): the MR takes the new key and access. */
 static int tx_reg_mr(struct softiw_qp *qp, struct softiw_wqe *wqe)
 {
@@ -366,10 +406,11 @@ static int tx_rtr(struct softiw_qp *qp)
 	if (!tx_room(tx, SOFTIW_DDP_UNTAGGED_HDR_LEN +
 			 SOFTIW_RDMAP_READ_REQ_LEN))
 		return -ENOSPC;
+	/* zero-length messages: the header alone, built by copy */
 	if (qp->params.rtr & SOFTIW_MPA_RTR_WRITE) {
 		softiw_rdmap_hdr_init(&h, SOFTIW_RDMAP_WRITE, 0, 0, 0, 0);
 		h.ddp.last = true;
-		ret = tx_segment(tx, &h.ddp, 0);
+		ret = tx_segment(tx, &h.ddp, tx->ulpdu, tx->ulpdu_size, 0);
 	} else if (qp->params.rtr & SOFTIW_MPA_RTR_READ) {
 		/* Uses one ORD credit; RX returns it on the Read Response. */
 		if (!tx_ord_take(qp))
@@ -380,7 +421,7 @@ static int tx_rtr(struct softiw_qp *qp)
 		softiw_rdmap_hdr_init(&h, SOFTIW_RDMAP_SEND, 0, 0,
 				      tx->msn_send, 0);
 		h.ddp.last = true;
-		ret = tx_segment(tx, &h.ddp, 0);
+		ret = tx_segment(tx, &h.ddp, tx->ulpdu, tx->ulpdu_size, 0);
 		if (!ret)
 			tx->msn_send = softiw_ddp_msn_next(tx->msn_send);
 	}
@@ -419,7 +460,8 @@ static bool tx_next_segment(struct softiw_qp *qp, bool *done, int *err)
 	struct softiw_qp_tx *tx = &qp->tx;
 	struct softiw_ddp_segmenter save = tx->seg;
 	struct softiw_ddp_hdr h;
-	u32 off, plen, hlen;
+	u32 off, plen, hlen, size;
+	u8 *ulpdu;
 
 	*err = 0;
 	if (!softiw_ddp_seg_next(&tx->seg, &h, &off, &plen)) {
@@ -431,8 +473,9 @@ static bool tx_next_segment(struct softiw_qp *qp, bool *done, int *err)
 		tx->seg = save;
 		return false;
 	}
+	ulpdu = tx_ulpdu_at(tx, &size);
 	if (tx->cur == TX_CUR_WQE) {
-		*err = tx_gather(qp, tx->wqe, off, tx->ulpdu + hlen, plen);
+		*err = tx_gather(qp, tx->wqe, off, ulpdu + hlen, plen);
 	} else if (plen) {
 		struct softiw_mem *mem;
 
@@ -442,12 +485,12 @@ static bool tx_next_segment(struct softiw_qp *qp, bool *done, int *err)
 					      IB_ACCESS_REMOTE_READ) : -ENOENT;
 		if (!*err)
 			softiw_mem_copy_out(mem, tx->rresp.src_to + off,
-					    tx->ulpdu + hlen, plen);
+					    ulpdu + hlen, plen);
 		if (mem)
 			softiw_mem_put(mem);
 	}
 	if (!*err)
-		*err = tx_segment(tx, &h, plen);
+		*err = tx_segment(tx, &h, ulpdu, size, plen);
 	*done = h.last;
 	return true;
 }
@@ -535,14 +578,10 @@ static bool tx_wqe_start(struct softiw_qp *qp, struct softiw_wqe *wqe)
 	case SOFTIW_WR_READ:
 		if (!qp->params.ord || wqe->num_sge > 1 ||
 		    (wqe->length && !wqe->num_sge) ||
-		    (wqe->flags & SOFTIW_WQE_INLINE)) {
-			tx_wqe_fail(qp, wqe, IB_WC_LOC_QP_OP_ERR);
-			return false;
-		}
-		if (wqe->length && tx_check_sges(qp, wqe, IB_ACCESS_LOCAL_WRITE)) {
-			tx_wqe_fail(qp, wqe, IB_WC_LOC_PROT_ERR);
-			return false;
-		}
+		    (wqe->flags & SOFTIW_WQE_INLINE))
+			return tx_wqe_refuse(qp, wqe, IB_WC_LOC_QP_OP_ERR);
+		if (wqe->length && tx_check_sges(qp, wqe, IB_ACCESS_LOCAL_WRITE))
+			return tx_wqe_refuse(qp, wqe, IB_WC_LOC_PROT_ERR);
 		if (!tx_room(tx, SOFTIW_DDP_UNTAGGED_HDR_LEN +
 				 SOFTIW_RDMAP_READ_REQ_LEN))
 			return false;
@@ -555,34 +594,33 @@ static bool tx_wqe_start(struct softiw_qp *qp, struct softiw_wqe *wqe)
 			softiw_qp_error(qp, IB_EVENT_QP_FATAL);
 		return false;
 	case SOFTIW_WR_LOCAL_INV:
-		tx->wqe = NULL;
 		ret = softiw_mem_invalidate(qp->sdev, wqe->inv_stag, qp->pd,
 					    false);
+		if (ret && tx->nr_pend)
+			return false;	/* fails after those staged ahead */
+		tx->wqe = NULL;
 		softiw_sq_done(qp, wqe, ret ? IB_WC_LOC_PROT_ERR :
 				       IB_WC_SUCCESS);
 		if (ret)
 			softiw_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
 		return false;
 	case SOFTIW_WR_REG_MR:
-		tx->wqe = NULL;
 		ret = tx_reg_mr(qp, wqe);
+		if (ret && tx->nr_pend)
+			return false;	/* fails after those staged ahead */
+		tx->wqe = NULL;
 		softiw_sq_done(qp, wqe, ret ? IB_WC_LOC_PROT_ERR :
 				       IB_WC_SUCCESS);
 		if (ret)
 			softiw_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
 		return false;
 	default:
-		tx_wqe_fail(qp, wqe, IB_WC_LOC_QP_OP_ERR);
-		return false;
+		return tx_wqe_refuse(qp, wqe, IB_WC_LOC_QP_OP_ERR);
 	}
-	if (tx_check_sges(qp, wqe, SOFTIW_ACCESS_LOCAL_READ)) {
-		tx_wqe_fail(qp, wqe, IB_WC_LOC_PROT_ERR);
-		return false;
-	}
-	if (softiw_ddp_seg_init(&tx->seg, &h.ddp, wqe->length, tx->mulpdu)) {
-		tx_wqe_fail(qp, wqe, IB_WC_LOC_QP_OP_ERR);
-		return false;
-	}
+	if (tx_check_sges(qp, wqe, SOFTIW_ACCESS_LOCAL_READ))
+		return tx_wqe_refuse(qp, wqe, IB_WC_LOC_PROT_ERR);
+	if (softiw_ddp_seg_init(&tx->seg, &h.ddp, wqe->length, tx->mulpdu))
+		return tx_wqe_refuse(qp, wqe, IB_WC_LOC_QP_OP_ERR);
 	tx->cur = TX_CUR_WQE;
 	return true;
 }

@@ -197,24 +197,41 @@ static u8 wqe_from_sqe(struct softiw_qp *qp, struct softiw_wqe *wqe,
 	return 0;
 }
 
-int softiw_sq_ingest(struct softiw_qp *qp)
+/* May the ring be read?  0, or -EINVAL once it is broken (see qp.h). */
+static int ring_readable(struct softiw_qp *qp, bool flush)
+{
+	if (qp->ring_index_bad || (qp->ring_error && !flush))
+		return -EINVAL;
+	return 0;
+}
+
+static void ring_index_bad(struct softiw_qp *qp, const char *ring, u32 uhead,
+			   u32 head, u32 limit)
+{
+	ibdev_dbg(&qp->sdev->ibdev,
+		  "qp %u: %s ring head %u out of range [%u, %u]\n",
+		  qp->ibqp.qp_num, ring, uhead, head, limit);
+	qp->ring_error = true;
+	qp->ring_index_bad = true;
+}
+
+int softiw_sq_ingest(struct softiw_qp *qp, bool flush)
 {
 	struct softiw_wq *sq = &qp->sq;
 	struct softiw_sqe s;
 	struct softiw_wqe *wqe;
 	u32 uhead, n = 0;
+	int bad = 0;
 	u8 status;
 
-	if (!qp->usq.ctrl || qp->ring_error)
-		return qp->ring_error ? -EINVAL : 0;
+	if (!qp->usq.ctrl)
+		return 0;
+	if (ring_readable(qp, flush))
+		return -EINVAL;
 	/* entries before the index: pairs with the process's release */
 	uhead = smp_load_acquire(&qp->usq.ctrl->head);
 	if (uhead - sq->tail > sq->max_wr || uhead - sq->head > sq->max_wr) {
-		ibdev_dbg(&qp->sdev->ibdev,
-			  "qp %u: SQ ring head %u out of range [%u, %u]\n",
-			  qp->ibqp.qp_num, uhead, sq->head,
-			  sq->tail + sq->max_wr);
-		qp->ring_error = true;
+		ring_index_bad(qp, "SQ", uhead, sq->head, sq->tail + sq->max_wr);
 		return -EINVAL;
 	}
 	while (sq->head != uhead) {
@@ -234,10 +251,12 @@ int softiw_sq_ingest(struct softiw_qp *qp)
 			wqe->status = status;
 			wqe->flags |= SOFTIW_WQE_DONE;
 			qp->ring_error = true;
-			return -EINVAL;
+			bad = -EINVAL;
+			if (!flush)
+				break;
 		}
 	}
-	return n;
+	return bad ? bad : n;
 }
 
 /* ---- RQ and SRQ ---- */
@@ -259,24 +278,23 @@ static u8 rqe_from_abi(struct softiw_rqe *rqe, const struct softiw_rqe_abi *a,
 	return 0;
 }
 
-int softiw_rq_ingest(struct softiw_qp *qp)
+int softiw_rq_ingest(struct softiw_qp *qp, bool flush)
 {
 	struct softiw_wq *rq = &qp->rq;
 	struct softiw_rqe_abi a;
 	struct softiw_rqe *rqe;
 	u32 uhead, n = 0;
+	int bad = 0;
 	u8 status;
 
-	if (!qp->urq.ctrl || qp->ring_error)
-		return qp->ring_error ? -EINVAL : 0;
+	if (!qp->urq.ctrl)
+		return 0;
+	if (ring_readable(qp, flush))
+		return -EINVAL;
 	/* pairs with the provider's release: entries before the index */
 	uhead = smp_load_acquire(&qp->urq.ctrl->head);
 	if (uhead - rq->tail > rq->max_wr || uhead - rq->head > rq->max_wr) {
-		ibdev_dbg(&qp->sdev->ibdev,
-			  "qp %u: RQ ring head %u out of range [%u, %u]\n",
-			  qp->ibqp.qp_num, uhead, rq->head,
-			  rq->tail + rq->max_wr);
-		qp->ring_error = true;
+		ring_index_bad(qp, "RQ", uhead, rq->head, rq->tail + rq->max_wr);
 		return -EINVAL;
 	}
 	while (rq->head != uhead) {
@@ -293,10 +311,12 @@ int softiw_rq_ingest(struct softiw_qp *qp)
 				  qp->ibqp.qp_num, a.num_sge, status);
 			rqe->status = status;
 			qp->ring_error = true;
-			return -EINVAL;
+			bad = -EINVAL;
+			if (!flush)
+				break;
 		}
 	}
-	return n;
+	return bad ? bad : n;
 }
 
 u32 softiw_srq_posted(struct softiw_srq *srq)

@@ -66,11 +66,13 @@ void softiw_mmap_free(struct rdma_user_mmap_entry *entry);
  * the private SQ, checking each entry.  Caller holds qp->sq.lock.
  * Returns the number of entries taken, or -EINVAL for a ring index out
  * of range or a bad entry (the bad entry is in the private SQ, marked
- * done with its error status, and nothing after it is taken).
+ * done with its error status, and nothing after it is taken).  With
+ * @flush (the QP is in ERROR and everything is about to be flushed) the
+ * entries after a bad one are taken too, unless the index is bad.
  */
-int softiw_sq_ingest(struct softiw_qp *qp);
+int softiw_sq_ingest(struct softiw_qp *qp, bool flush);
 /* The same for the RQ ring; caller holds qp->rq.lock. */
-int softiw_rq_ingest(struct softiw_qp *qp);
+int softiw_rq_ingest(struct softiw_qp *qp, bool flush);
 /*
  * softiw_srq_ingest_take() - take the oldest entry of a user SRQ's ring
  * into @rqe.  Caller holds srq->rq.lock.  1 taken, 0 empty, -EINVAL for a

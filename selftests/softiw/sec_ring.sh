@@ -1,0 +1,34 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# A local process and the rings it shares with the kernel (the fast path
+# of include/uapi/rdma/softiw-abi.h): build/selftests/ring_attack
+# (ring_attack.c, kselftest harness) writes unknown opcodes and flags,
+# too many SGEs, over-long lengths, SGEs outside its regions, producer
+# indices out of range, a garbage CQ consumer index and entries rewritten
+# while the kernel reads them.  Each case checks the error completion,
+# the QP in ERROR with its async event, the peer's memory and a second
+# connection that keeps working.  The kernel's log must stay clean; the
+# VM runner checks it after every test.
+#
+#   +---------- ns0 ----------+
+#   | ring_attack: listener   |
+#   | and connector on sw0    |
+#   |        10.78.0.1/24     |
+#   +-------------------------+
+#
+# RING_ATTACK_ARGS passes harness options (e.g. "-t sq_unknown_opcode").
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/dp_lib.sh"
+bin=$(dirname "$0")/../../build/selftests/ring_attack
+[ -x "$bin" ] || skip "ring_attack not built (make -C selftests/softiw)"
+dp_setup
+dmesg_mark
+# shellcheck disable=SC2086
+ip netns exec ns0 env VERBS_ADDR=$DP_A timeout 280 "$bin" $RING_ATTACK_ARGS
+rc=$?
+[ $rc = 0 ] || fail "ring_attack exited $rc (124: timed out)"
+if dmesg_new | grep -E 'BUG|WARNING|Oops|general protection|UBSAN|KASAN'; then
+	fail "the kernel complained while ring_attack ran"
+fi
+exit 0
