@@ -88,10 +88,10 @@ bench-proto:
 	$(MAKE) -C tests bench-proto
 
 # BENCH_KVER: kernel to benchmark on (default: the 6.1 kernel, for which
-# upstream siw is built as the baseline); BENCH_SECS: bandwidth runs of
-# BENCH_SECS x 200 iterations (default 5)
+# upstream siw can be built); BENCH_ROUNDS: rounds to take medians of
+# (default 3); PEER=siw adds upstream siw, built from linux-source-6.1
 bench: provider
-	tools/bench/bench.sh "$(BENCH_KVER)" $(or $(BENCH_SECS),5)
+	tools/bench/bench.sh "$(BENCH_KVER)" $(or $(BENCH_ROUNDS),3) "$(PEER)"
 
 vm-tests: module provider rawpeer
 	tools/vm/selftests.sh $(KVER)

@@ -1,34 +1,35 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/bench/bench-guest.sh SECONDS [SIW_KO [ONLY...]]: runs inside the VM
-# (tools/bench/bench.sh starts it).  softiw between two namespaces joined
-# by a veth pair ("softiw-veth"), then softiw and upstream siw (from SIW_KO
-# when given, built by siw-build.sh) each on one device over its own
-# address in the initial namespace (loopback: the only setup siw supports
-# here); each time perftest over rdma_cm:
-# ib_write_bw, ib_read_bw, ib_send_bw at 64 KiB, SECONDS x 200 iterations
-# each (perftest's -D duration mode reports 0 under TCG's clock), and the
-# three latency tests at 64 octets; iperf3 gives the plain TCP figure over
-# the same veth.  Prints one "RESULT rnic test size value unit" line per
-# figure; exits non-zero if any run fails.  ONLY: one perftest command
-# line instead of the suite (for debugging).  rxe is not compared: its UDP
-# socket lives in the initial namespace, so it cannot join two others.
-secs=${1:-5}
+# tools/bench/bench-guest.sh ROUNDS [SIW_KO]: runs inside the VM
+# (tools/bench/bench.sh starts it).
+#
+# The path: a veth pair per subject, MTU 1500, one end in the initial
+# namespace (the server side: siw listens only there) and the other in
+# namespace bn1 (the client side), so every TCP-based subject crosses a
+# real 1500-MTU veth and nothing goes through loopback:
+#
+#   softiw   bsw0 on bv0 (10.77.0.1)  <-veth->  bsw1 on bv1 (10.77.0.2, bn1)
+#   siw      bsiw0 on bs0 (10.75.0.1) <-veth->  bsiw1 on bs1 (10.75.0.2, bn1)
+#   iperf3   over bv0/bv1
+#   rxe      brxe on br0 (10.74.0.1), client and server on that one device:
+#            rxe's UDP socket exists only in the initial namespace, so it
+#            cannot reach bn1, and rxe short-cuts traffic to its own
+#            address; its figures are context, not the same path.
+#
+# Subjects: softiw (CRC on, its default), softiw-nocrc (mpa_crc=N; siw
+# never asks for CRC), siw (when SIW_KO is given), rxe, and iperf3.  Each
+# round runs every test once for every subject, subjects alternating
+# within a test, so slow phases of the emulator hit all alike; the host
+# takes the median of the rounds.  Tests: ib_{write,read,send}_bw at 4 KiB,
+# 64 KiB and 1 MiB (about 24 MiB per run), ib_{write,read,send}_lat at 64
+# octets (2000 iterations, typical latency).  perftest over rdma_cm, -R -F.
+#
+# Prints "RESULT subject test size value unit round" per run and each
+# client's raw report prefixed "RAW"; exits non-zero if any run failed.
+rounds=${1:-3}
 siw_ko=${2:-}
-shift 2 2>/dev/null
-only=$*
-A=10.77.0.1
-B=10.77.0.2
 fails=0
-
-setup() {
-	ip netns add bn0 && ip netns add bn1 &&
-	ip link add bveth0 netns bn0 type veth peer name bveth1 netns bn1 &&
-	ip -n bn0 addr add $A/24 dev bveth0 && ip -n bn1 addr add $B/24 dev bveth1 &&
-	ip -n bn0 link set lo up && ip -n bn1 link set lo up &&
-	ip -n bn0 link set bveth0 up && ip -n bn1 link set bveth1 up
-}
 
 # inns NS CMD...: run CMD in netns NS ("-": the initial namespace)
 inns() {
@@ -37,97 +38,148 @@ inns() {
 	if [ "$ns" = - ]; then "$@"; else ip netns exec "$ns" "$@"; fi
 }
 
-# perf RNIC DEV0 DEV1 TOOL ARGS...: one server/client pair, prints RESULT.
-# The server runs on DEV1 in $SNS, the client on DEV0 in $CNS, to $SADDR.
+# pair NAME0 NAME1 NET IDX: a veth pair, NAME0 here with NET.1, NAME1 in
+# bn1 with NET.2.  Interface indices are explicit and distinct across the
+# namespaces: siw binds a wildcard listen to its netdev's index in the
+# listener's namespace, so an index of bn1 must not name a device here.
+pair() {
+	ip link add "$1" index "$4" type veth peer name "$2" netns bn1 \
+		index $(($4 + 1)) &&
+		ip addr add "$3.1/24" dev "$1" && ip link set "$1" up &&
+		ip -n bn1 addr add "$3.2/24" dev "$2" && ip -n bn1 link set "$2" up
+}
+
+setup() {
+	ip netns add bn1 && ip -n bn1 link set lo up &&
+		pair bv0 bv1 10.77.0 100 && pair bs0 bs1 10.75.0 110 &&
+		ip link add br0 type veth peer name br1 &&
+		ip addr add 10.74.0.1/24 dev br0 && ip link set br0 up &&
+		ip link set br1 up
+}
+
+# subject -> client netns, server address, client device, server device
+subject_env() {
+	case $1 in
+	softiw|softiw-nocrc) CNS=bn1 SADDR=10.77.0.1 D0=bsw1 D1=bsw0 ;;
+	siw) CNS=bn1 SADDR=10.75.0.1 D0=bsiw1 D1=bsiw0 ;;
+	rxe) CNS=- SADDR=10.74.0.1 D0=brxe D1=brxe ;;
+	esac
+	if [ "$1" = softiw-nocrc ]; then crc=N; else crc=Y; fi
+	[ -w /sys/module/softiw/parameters/mpa_crc ] &&
+		echo $crc >/sys/module/softiw/parameters/mpa_crc
+}
+
+# The subject's RDMA devices exist only while it runs: two iWARP drivers
+# cannot both listen on one port of a namespace (softiw's wildcard listen
+# is a wildcard socket), and rdma_cm's wildcard listen reaches every
+# device.
+subject_up() {
+	case $1 in
+	softiw|softiw-nocrc)
+		rdma link add bsw0 type softiw netdev bv0 &&
+			ip netns exec bn1 rdma link add bsw1 type softiw netdev bv1 ;;
+	siw)
+		rdma link add bsiw0 type siw netdev bs0 &&
+			ip netns exec bn1 rdma link add bsiw1 type siw netdev bs1 ;;
+	rxe) rdma link add brxe type rxe netdev br0 ;;
+	esac
+}
+
+subject_down() {
+	for d in bsw0 bsw1 bsiw0 bsiw1 brxe; do
+		rdma link delete $d 2>/dev/null
+	done
+	return 0
+}
+
+# perf SUBJECT ROUND TOOL ARGS...: one server/client pair
 perf() {
-	rnic=$1 d0=$2 d1=$3 tool=$4
-	shift 4
+	subj=$1 round=$2 tool=$3
+	shift 3
+	subject_env "$subj"
+	if ! subject_up "$subj"; then
+		echo "FAILED $subj $tool $*: devices"
+		fails=$((fails + 1))
+		subject_down
+		return
+	fi
 	port=$((${port:-19000} + 1))
-	inns "$SNS" timeout 120 "$tool" -R -F -d "$d1" -p $port "$@" \
+	timeout 300 "$tool" -R -F -d "$D1" -p $port "$@" \
 		>/tmp/bench.srv 2>&1 &
 	spid=$!
 	sleep 1
-	inns "$CNS" timeout 120 "$tool" -R -F -d "$d0" -p $port "$@" $SADDR \
+	inns "$CNS" timeout 300 "$tool" -R -F -d "$D0" -p $port "$@" $SADDR \
 		>/tmp/bench.cli 2>&1
 	crc=$?
 	wait $spid
 	src=$?
+	subject_down
+	sed "s/^/RAW $subj $tool round $round: /" /tmp/bench.cli
 	row=$(grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+' /tmp/bench.cli | tail -n 1)
 	if [ $crc != 0 ] || [ $src != 0 ] || [ -z "$row" ]; then
-		echo "FAILED $rnic $tool (client $crc, server $src)"
-		sed 's/^/  /' /tmp/bench.cli /tmp/bench.srv | tail -n 20
+		echo "FAILED $subj $tool $* (client $crc, server $src)"
+		sed 's/^/  server: /' /tmp/bench.srv | tail -n 10
 		fails=$((fails + 1))
 		return
 	fi
-	echo "# $rnic $tool: $row"
 	case $tool in
-	*_bw) echo "$row" | awk -v r=$rnic -v t=$tool '{ printf "RESULT %s %s %s %.2f MB/s\n", r, t, $1, $4 }' ;;
-	# t_typical, the median
-	*_lat) echo "$row" | awk -v r=$rnic -v t=$tool '{ printf "RESULT %s %s %s %.2f usec\n", r, t, $1, $5 }' ;;
+	*_bw) echo "$row" | awk -v s="$subj" -v t="$tool" -v r="$round" \
+		'{ printf "RESULT %s %s %s %.2f MB/s %s\n", s, t, $1, $4, r }' ;;
+	*_lat) echo "$row" | awk -v s="$subj" -v t="$tool" -v r="$round" \
+		'{ printf "RESULT %s %s %s %.2f usec %s\n", s, t, $1, $5, r }' ;;
 	esac
-}
-
-suite() {
-	if [ -n "$only" ]; then
-		perf "$1" "$2" "$3" $only
-		return
-	fi
-	for op in write read send; do
-		perf "$1" "$2" "$3" ib_${op}_bw -s 65536 -n $((secs * 200))
-	done
-	for op in write read send; do
-		perf "$1" "$2" "$3" ib_${op}_lat -s 64 -n 2000
-	done
 }
 
 modprobe ib_uverbs; modprobe rdma_ucm
 setup || { echo "FAILED: namespace setup"; exit 1; }
-
-if command -v iperf3 >/dev/null 2>&1; then
-	ip netns exec bn1 iperf3 -s -1 -p 5299 >/dev/null 2>&1 &
-	sleep 1
-	ip netns exec bn0 iperf3 -c $B -p 5299 -t "$secs" -f m 2>&1 |
-		awk '/receiver/ { printf "RESULT tcp iperf3 - %.2f MB/s\n", $7 / 8 }'
-	wait
-fi
-
 modprobe softiw || { echo "FAILED: modprobe softiw"; exit 1; }
-
-# Between the two namespaces: softiw only (siw's listen does not work
-# outside the initial namespace).
-SNS=bn1 CNS=bn0 SADDR=$B
-ip netns exec bn0 rdma link add bsw0 type softiw netdev bveth0 &&
-	ip netns exec bn1 rdma link add bsw1 type softiw netdev bveth1 ||
-	{ echo "FAILED: softiw devices"; exit 1; }
-suite softiw-veth bsw0 bsw1
-rdma link delete bsw0; rdma link delete bsw1
-
-# Loopback in the initial namespace, client and server on one device and
-# its own address: the same path for softiw and siw.
-ip link add blo0 type veth peer name blo1 netns bn1 &&
-	ip addr add 10.76.0.1/24 dev blo0 && ip link set blo0 up &&
-	ip -n bn1 link set blo1 up || { echo "FAILED: loopback setup"; exit 1; }
-SNS=- CNS=- SADDR=10.76.0.1
-rdma link add blsw type softiw netdev blo0 || { echo "FAILED: softiw loopback device"; exit 1; }
-suite softiw blsw blsw
-# siw never asks for the MPA CRC: the same without it, for comparison
-echo N >/sys/module/softiw/parameters/mpa_crc
-suite softiw-nocrc blsw blsw
-echo Y >/sys/module/softiw/parameters/mpa_crc
-rdma link delete blsw
+subjects="softiw softiw-nocrc"
 if [ -n "$siw_ko" ]; then
 	# siw's dependencies, then the module built from the 6.1 source
 	modprobe iw_cm && modprobe crc32c_generic 2>/dev/null
 	if insmod "$siw_ko"; then
-		rdma link add blsiw type siw netdev blo0 && suite siw blsiw blsiw
-		rdma link delete blsiw 2>/dev/null
-		rmmod siw
+		subjects="$subjects siw"
 	else
 		echo "FAILED: insmod $siw_ko"
 		fails=$((fails + 1))
 	fi
 fi
-ip link del blo0
-ip netns del bn0; ip netns del bn1
+if modprobe rdma_rxe; then
+	subjects="$subjects rxe"
+else
+	echo "FAILED: modprobe rdma_rxe"
+	fails=$((fails + 1))
+fi
+echo "# subjects: $subjects; $rounds round(s)"
+
+r=1
+while [ $r -le "$rounds" ]; do
+	if command -v iperf3 >/dev/null 2>&1; then
+		iperf3 -s -1 -p 5299 >/dev/null 2>&1 &
+		sleep 1
+		ip netns exec bn1 iperf3 -c 10.77.0.1 -p 5299 -t 3 -f m 2>&1 |
+			awk -v r=$r '/receiver/ { printf "RESULT tcp iperf3 - %.2f MB/s %s\n", $7 / 8, r }'
+		wait
+	fi
+	for op in write read send; do
+		for sz in 4096:6000 65536:400 1048576:24; do
+			for s in $subjects; do
+				perf "$s" $r ib_${op}_bw -s "${sz%:*}" -n "${sz#*:}"
+			done
+		done
+	done
+	for op in write read send; do
+		for s in $subjects; do
+			perf "$s" $r ib_${op}_lat -s 64 -n 2000
+		done
+	done
+	r=$((r + 1))
+done
+
+subject_down
+rmmod siw 2>/dev/null
+rmmod rdma_rxe 2>/dev/null
+ip link del bv0; ip link del bs0; ip link del br0
+ip netns del bn1
 rmmod softiw
 [ $fails = 0 ]

@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/bench/bench.sh [KVER] [SECONDS]: `make bench`.  The wire core
-# micro-benchmark on the host (tests/bench), then perftest over softiw
-# and over upstream siw (built from Debian's linux-source-6.1 by
-# siw-build.sh, so only on a 6.1 kernel, the default here) between two
-# namespaces in one VM booted with KVER (tools/vm/run, whose guest kernel
-# log check applies), and a table of the results.  Under TCG (no KVM)
-# absolute figures are those of an emulated CPU; the softiw/siw ratio is
-# what to compare.
+# tools/bench/bench.sh [KVER] [ROUNDS] [PEER]: `make bench`.  The wire
+# core micro-benchmark on the host (tests/bench), then, in one VM boot
+# (tools/vm/run, whose guest kernel log check applies), perftest over
+# softiw (CRC on and off), rxe and, with PEER=siw, upstream siw (built
+# from Debian's linux-source-6.1 by siw-build.sh, so only on a 6.1 kernel,
+# the default here), plus iperf3, all over 1500-MTU veth pairs
+# (bench-guest.sh says how), ROUNDS rounds with the subjects alternating.
+# Prints a table of medians with ratios and keeps the raw perftest output
+# in build/bench/.  Under TCG (no KVM) absolute figures are those of an
+# emulated CPU; the ratios are what to compare.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -20,37 +22,63 @@ if [ -z "$kver" ]; then
 	done
 	[ -n "$kver" ] || kver=$("$top/tools/kver.sh")
 fi
-secs=${2:-5}
+rounds=${2:-3}
+peer=${3:-}
 [ -n "$kver" ] || { echo "bench: no kernel found (make deps)" >&2; exit 1; }
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench: ROUNDS must be a positive number: $rounds" >&2; exit 1; }
+case $peer in
+"" | siw) ;;
+*) echo "bench: PEER must be empty or siw, not '$peer'" >&2; exit 1 ;;
+esac
 
 echo "== wire core micro-benchmark (host)"
 make -s -C "$top/tests/bench" run || exit 1
 
-echo "== perftest in a VM ($kver, $((secs * 200)) iterations per bandwidth run)"
+echo "== perftest in a VM ($kver, $rounds round(s))"
 make -s -C "$top" module KVER="$kver" >/dev/null || exit 1
-siw_ko=$("$here/siw-build.sh" "$kver") || siw_ko=
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-"$top/tools/vm/run" --kver "$kver" --timeout 900 -- \
-	"$top/tools/bench/bench-guest.sh" "$secs" "$siw_ko" | tee "$out"
-rc=${PIPESTATUS[0]}
+siw_ko=
+if [ "$peer" = siw ]; then
+	siw_ko=$("$here/siw-build.sh" "$kver") || exit 1
+fi
+mkdir -p "$top/build/bench" || exit 1
+raw=$top/build/bench/bench-$(date -u +%Y%m%dT%H%M%SZ).log
+"$top/tools/vm/run" --kver "$kver" --timeout $((600 + rounds * 900)) -- \
+	"$top/tools/bench/bench-guest.sh" "$rounds" "$siw_ko" >"$raw" 2>&1
+rc=$?
+grep -v '^RAW ' "$raw" | grep -v '^RESULT '
 
 echo
-printf "%-13s %-6s %11s %11s %11s %9s %12s\n" test size softiw "no CRC" siw "vs siw" "softiw veth"
-awk '$1 == "RESULT" { v[$2 " " $3 " " $4] = $5; u[$3] = $6; if ($2 != "tcp") t[$3 " " $4] = 1 }
+awk '
+$1 == "RESULT" { k = $2 " " $3 " " $4; n[k]++; v[k, n[k]] = $5; u[$3] = $6
+	if ($2 != "tcp") t[$3 " " $4] = 1 }
+function median(k,   i, j, m, a, x) {
+	m = n[k]
+	if (!m) return ""
+	for (i = 1; i <= m; i++) a[i] = v[k, i] + 0
+	for (i = 2; i <= m; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+	return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+}
+function fmt(x) { return x == "" ? "-" : sprintf("%.2f", x) }
+# bandwidth: a / b; latency: b / a (above 1: a is better)
+function ratio(a, b, lat) {
+	if (a == "" || b == "" || a <= 0 || b <= 0) return "-"
+	return sprintf("%.2f", lat ? b / a : a / b)
+}
 END {
+	tcp = median("tcp iperf3 -")
+	printf "%-13s %8s %9s %9s %9s %9s %8s %8s %8s\n", "test", "size", "softiw", "no CRC", "siw", "rxe", "/siw", "nc/siw", "/iperf3"
 	for (k in t) {
 		split(k, a, " ")
-		s = v["softiw " k]; n = v["softiw-nocrc " k]; r = v["siw " k]
-		ratio = "-"
-		if (n != "" && r != "" && n > 0 && r > 0)
-			ratio = sprintf("%.2f", a[1] ~ /_lat$/ ? r / n : n / r)
-		printf "%-13s %-6s %6s %-4s %6s %-4s %6s %-4s %9s %7s %-4s\n", a[1], a[2], s, u[a[1]], n, u[a[1]], r, u[a[1]], ratio, v["softiw-veth " k], u[a[1]]
+		lat = a[1] ~ /_lat$/
+		s = median("softiw " k); c = median("softiw-nocrc " k)
+		w = median("siw " k); x = median("rxe " k)
+		printf "%-13s %8s %9s %9s %9s %9s %8s %8s %8s\n", a[1], a[2], fmt(s), fmt(c), fmt(w), fmt(x), ratio(s, w, lat), ratio(c, w, lat), lat ? "-" : ratio(s, tcp, 0)
 	}
-	if (v["tcp iperf3 -"] != "") printf "iperf3 (TCP over the same veth): %s MB/s\n", v["tcp iperf3 -"]
-}' "$out" | sort
-echo "(softiw, no CRC, siw: one device over its own address, initial namespace;"
-echo " vs siw: softiw without CRC against siw, which never asks for it:"
-echo " bandwidth ratio or latency ratio, above 1 means softiw is faster;"
-echo " softiw veth: between two namespaces over a veth pair)"
+	if (tcp != "") printf "iperf3 (TCP over the same veth): %.2f MB/s\n", tcp
+}' "$raw" | { read -r head; echo "$head"; sort; }
+echo "(medians of $rounds round(s); bandwidth in MB/s, latency in usec (typical);"
+echo " /siw: softiw against siw, nc/siw: softiw without CRC against siw,"
+echo " which never asks for CRC: above 1 means softiw is faster; /iperf3:"
+echo " softiw against TCP on the same path.  rxe: one device over its own"
+echo " address, not the veth path.  Raw output: ${raw#"$top"/})"
 exit "$rc"
