@@ -135,13 +135,16 @@ int softiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -EINVAL;
 	if (udata && udata->outlen < sizeof(struct softiw_create_cq_resp))
 		return -EINVAL;
-	if (atomic_inc_return(&sdev->num_cq) > SOFTIW_MAX_CQ) {
-		ret = -ENOMEM;
-		goto err_count;
-	}
+	cq->uctx = udata ? softiw_uctx(udata) : NULL;
+	cq->size = roundup_pow_of_two(attr->cqe);
+	ret = softiw_rm_charge(sdev, cq->uctx, SOFTIW_RES_CQ, 1);
+	if (ret)
+		return ret;
+	ret = softiw_rm_charge(sdev, cq->uctx, SOFTIW_RES_CQE, cq->size);
+	if (ret)
+		goto err_cq;
 
 	spin_lock_init(&cq->lock);
-	cq->size = roundup_pow_of_two(attr->cqe);
 	if (udata) {
 		ret = cq_create_ring(cq, udata);
 	} else {
@@ -158,7 +161,9 @@ int softiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	return 0;
 
 err_count:
-	atomic_dec(&sdev->num_cq);
+	softiw_rm_uncharge(sdev, cq->uctx, SOFTIW_RES_CQE, cq->size);
+err_cq:
+	softiw_rm_uncharge(sdev, cq->uctx, SOFTIW_RES_CQ, 1);
 	return ret;
 }
 
@@ -171,7 +176,10 @@ int softiw_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 		softiw_uring_destroy(&cq->ring);
 	else
 		vfree(cq->queue);
-	atomic_dec(&to_softiw_dev(ibcq->device)->num_cq);
+	softiw_rm_uncharge(to_softiw_dev(ibcq->device), cq->uctx,
+			   SOFTIW_RES_CQE, cq->size);
+	softiw_rm_uncharge(to_softiw_dev(ibcq->device), cq->uctx,
+			   SOFTIW_RES_CQ, 1);
 	return 0;
 }
 

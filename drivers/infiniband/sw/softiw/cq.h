@@ -46,6 +46,7 @@ struct softiw_cq {
 	u32 notify;
 	bool overflow;
 	struct softiw_uring ring;
+	struct softiw_ucontext *uctx;	/* charged to (rm.c), or NULL */
 };
 
 static inline struct softiw_cq *to_softiw_cq(struct ib_cq *ibcq)

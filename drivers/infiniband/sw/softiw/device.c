@@ -61,9 +61,7 @@ static void softiw_device_dealloc_driver(struct ib_device *ibdev)
 	struct softiw_device *sdev = to_softiw_dev(ibdev);
 
 	softiw_device_unlink(sdev);
-	WARN_ON(atomic_read(&sdev->num_pd));
-	WARN_ON(atomic_read(&sdev->num_cq) || atomic_read(&sdev->num_qp) ||
-		atomic_read(&sdev->num_srq) || atomic_read(&sdev->num_mr));
+	softiw_rm_check_empty(sdev);
 	WARN_ON(!xa_empty(&sdev->qp_xa));
 	xa_destroy(&sdev->qp_xa);
 	softiw_stag_table_destroy(sdev);
@@ -108,11 +106,6 @@ struct softiw_device *softiw_device_alloc(struct net_device *netdev)
 
 	/* everything dealloc_driver undoes is set before the ops */
 	INIT_LIST_HEAD(&sdev->list);
-	atomic_set(&sdev->num_pd, 0);
-	atomic_set(&sdev->num_cq, 0);
-	atomic_set(&sdev->num_qp, 0);
-	atomic_set(&sdev->num_mr, 0);
-	atomic_set(&sdev->num_srq, 0);
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	sdev->qp_next = 0;
 	/* cannot fail; an ERR return here would precede the ops */

@@ -328,13 +328,13 @@ static struct softiw_mem *mem_alloc(struct ib_pd *ibpd, int access)
 	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IB_ACCESS_LOCAL_WRITE))
 		return ERR_PTR(-EINVAL);
-	if (atomic_inc_return(&sdev->num_mr) > SOFTIW_MAX_MR) {
-		atomic_dec(&sdev->num_mr);
-		return ERR_PTR(-ENOMEM);
-	}
 	mem = kzalloc(sizeof(*mem), GFP_KERNEL);
-	if (!mem) {
-		atomic_dec(&sdev->num_mr);
+	if (!mem)
+		return ERR_PTR(-ENOMEM);
+	/* charged to the process that owns the PD */
+	mem->uctx = to_softiw_pd(ibpd)->uctx;
+	if (softiw_rm_charge(sdev, mem->uctx, SOFTIW_RES_MR, 1)) {
+		kfree(mem);
 		return ERR_PTR(-ENOMEM);
 	}
 	kref_init(&mem->ref);
@@ -349,7 +349,7 @@ static struct softiw_mem *mem_alloc(struct ib_pd *ibpd, int access)
 
 static void mem_free(struct softiw_mem *mem)
 {
-	atomic_dec(&mem->sdev->num_mr);
+	softiw_rm_uncharge(mem->sdev, mem->uctx, SOFTIW_RES_MR, 1);
 	kfree_rcu(mem, rcu);
 }
 

@@ -57,6 +57,7 @@ struct softiw_qp;
  */
 struct softiw_mem {
 	struct ib_mr ibmr;
+	struct softiw_ucontext *uctx;	/* charged to (rm.c), or NULL */
 	struct kref ref;
 	struct completion released;
 	struct softiw_device *sdev;

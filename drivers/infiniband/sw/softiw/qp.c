@@ -619,10 +619,10 @@ int softiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
-	if (atomic_inc_return(&sdev->num_qp) > SOFTIW_MAX_QP) {
-		ret = -ENOMEM;
-		goto err_count;
-	}
+	qp->uctx = udata ? softiw_uctx(udata) : NULL;
+	ret = softiw_rm_charge(sdev, qp->uctx, SOFTIW_RES_QP, 1);
+	if (ret)
+		return ret;
 
 	qp->sdev = sdev;
 	kref_init(&qp->ref);
@@ -682,7 +682,7 @@ err_rq:
 err_sq:
 	vfree(qp->sq.slots);
 err_count:
-	atomic_dec(&sdev->num_qp);
+	softiw_rm_uncharge(sdev, qp->uctx, SOFTIW_RES_QP, 1);
 	return ret;
 }
 
@@ -712,7 +712,7 @@ int softiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	vfree(qp->ird.slots);
 	vfree(qp->rq.slots);
 	vfree(qp->sq.slots);
-	atomic_dec(&sdev->num_qp);
+	softiw_rm_uncharge(sdev, qp->uctx, SOFTIW_RES_QP, 1);
 	return 0;
 }
 

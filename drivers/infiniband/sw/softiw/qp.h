@@ -48,6 +48,7 @@ struct softiw_cep;
 #define SOFTIW_MAX_MSG_SIZE	SOFTIW_MAX_MSG_ABI	/* 2^31 */
 #define SOFTIW_MAX_CQ		1024
 #define SOFTIW_MAX_CQE		(64 * 1024)
+#define SOFTIW_MAX_CQ_ENTRIES	(4 * 1024 * 1024)	/* of all CQs */
 #define SOFTIW_MAX_MR		(64 * 1024)
 #define SOFTIW_MAX_SRQ		256
 #define SOFTIW_MAX_SRQ_WR	4096
@@ -160,6 +161,7 @@ struct softiw_srq {
 	u32 max_sge;
 	bool is_user;
 	struct softiw_uring ring;	/* user SRQ: the process's ring */
+	struct softiw_ucontext *uctx;	/* charged to (rm.c), or NULL */
 };
 
 /**
@@ -195,6 +197,7 @@ struct softiw_srq {
 struct softiw_qp {
 	struct ib_qp ibqp;
 	struct softiw_device *sdev;
+	struct softiw_ucontext *uctx;	/* charged to (rm.c), or NULL */
 	struct kref ref;
 	struct completion released;
 	spinlock_t state_lock;	/* guards @state */

@@ -18,7 +18,9 @@
 #include <linux/netdevice.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
+#include "rm.h"
 #include "stats.h"
 
 /* Limits of what is implemented; query_device advertises exactly these. */
@@ -35,9 +37,8 @@
  *	softiw_dev_mutex, read under RCU
  * @port_active: the port state last reported through ib_dispatch_event();
  *	RTNL
- * @num_pd: protection domains allocated, bounded by SOFTIW_MAX_PD
- * @num_cq, @num_qp, @num_mr, @num_srq: objects allocated, each bounded
- *	by its SOFTIW_MAX_* limit (qp.h)
+ * @rm: what the device's users hold, charged by the resource manager
+ *	(rm.c) against its limits
  * @stag_xa: the STag table, index (STag >> 8) -> struct softiw_mem (mem.c)
  * @stag_lock: guards @stag_recent
  * @stag_recent: the most recently freed STag indices, not reissued at once
@@ -53,11 +54,7 @@ struct softiw_device {
 	netdevice_tracker netdev_tracker;
 	struct list_head list;
 	bool port_active;
-	atomic_t num_pd;
-	atomic_t num_cq;
-	atomic_t num_qp;
-	atomic_t num_mr;
-	atomic_t num_srq;
+	struct softiw_rm_usage rm;
 	struct xarray stag_xa;
 	spinlock_t stag_lock;		/* guards @stag_recent* */
 	u32 stag_recent[16];
@@ -72,12 +69,23 @@ static inline struct softiw_device *to_softiw_dev(struct ib_device *ibdev)
 	return container_of(ibdev, struct softiw_device, ibdev);
 }
 
+/* A process's context: @rm is what it holds (rm.c). */
 struct softiw_ucontext {
 	struct ib_ucontext ibucontext;
+	struct softiw_rm_usage rm;
 };
 
+/* The ucontext an object of a process was charged to, or NULL. */
+static inline struct softiw_ucontext *softiw_uctx(struct ib_udata *udata)
+{
+	return rdma_udata_to_drv_context(udata, struct softiw_ucontext,
+					 ibucontext);
+}
+
+/* @uctx: charged to (rm.c), NULL for a kernel user */
 struct softiw_pd {
 	struct ib_pd ibpd;
+	struct softiw_ucontext *uctx;
 };
 
 static inline struct softiw_pd *to_softiw_pd(struct ib_pd *ibpd)

@@ -58,10 +58,10 @@ int softiw_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 		return -EINVAL;
 	if (udata && udata->outlen < sizeof(struct softiw_create_srq_resp))
 		return -EINVAL;
-	if (atomic_inc_return(&sdev->num_srq) > SOFTIW_MAX_SRQ) {
-		ret = -ENOMEM;
-		goto err_count;
-	}
+	srq->uctx = udata ? softiw_uctx(udata) : NULL;
+	ret = softiw_rm_charge(sdev, srq->uctx, SOFTIW_RES_SRQ, 1);
+	if (ret)
+		return ret;
 	ret = softiw_wq_init(&srq->rq, a->max_wr, sizeof(struct softiw_rqe));
 	if (ret)
 		goto err_count;
@@ -81,7 +81,7 @@ err_slots:
 	vfree(srq->rq.slots);
 
 err_count:
-	atomic_dec(&sdev->num_srq);
+	softiw_rm_uncharge(sdev, srq->uctx, SOFTIW_RES_SRQ, 1);
 	return ret;
 }
 
@@ -126,7 +126,8 @@ int softiw_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	/* ib_core refuses while a QP still uses the SRQ */
 	softiw_uring_destroy(&srq->ring);
 	vfree(srq->rq.slots);
-	atomic_dec(&to_softiw_dev(ibsrq->device)->num_srq);
+	softiw_rm_uncharge(to_softiw_dev(ibsrq->device), srq->uctx,
+			   SOFTIW_RES_SRQ, 1);
 	return 0;
 }
 

@@ -23,6 +23,7 @@ enum softiw_stat {
 	SOFTIW_STAT_CRC_ERRORS,		/* MPA CRC mismatches (also LLP) */
 	SOFTIW_STAT_MPA_TIMEOUTS,	/* connection attempts timed out */
 	SOFTIW_STAT_MPA_REJECTS,	/* malformed or refused MPA frames */
+	SOFTIW_STAT_RES_REFUSED,	/* allocations over a limit (rm.c) */
 	SOFTIW_NR_STATS
 };
 

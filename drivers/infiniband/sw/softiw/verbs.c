@@ -42,21 +42,22 @@ static void softiw_device_attr_fill(struct softiw_device *sdev,
 {
 	memset(attr, 0, sizeof(*attr));
 	attr->sys_image_guid = sdev->ibdev.node_guid;
-	attr->max_pd = SOFTIW_MAX_PD;
-	attr->max_qp = SOFTIW_MAX_QP;
+	/* the device limits as they are now (rm.c, module parameters) */
+	attr->max_pd = softiw_rm_dev_limit(SOFTIW_RES_PD);
+	attr->max_qp = softiw_rm_dev_limit(SOFTIW_RES_QP);
 	attr->max_qp_wr = SOFTIW_MAX_QP_WR;
 	attr->max_send_sge = SOFTIW_MAX_SGE;
 	attr->max_recv_sge = SOFTIW_MAX_SGE;
 	attr->max_sge_rd = SOFTIW_MAX_SGE_RD;
-	attr->max_cq = SOFTIW_MAX_CQ;
+	attr->max_cq = softiw_rm_dev_limit(SOFTIW_RES_CQ);
 	attr->max_cqe = SOFTIW_MAX_CQE;
-	attr->max_mr = SOFTIW_MAX_MR;
+	attr->max_mr = softiw_rm_dev_limit(SOFTIW_RES_MR);
 	attr->max_mr_size = U64_MAX;
 	attr->page_size_cap = PAGE_SIZE;
 	attr->max_qp_rd_atom = SOFTIW_MAX_IRD;
 	attr->max_qp_init_rd_atom = SOFTIW_MAX_ORD;
 	attr->max_res_rd_atom = SOFTIW_MAX_QP * SOFTIW_MAX_IRD;
-	attr->max_srq = SOFTIW_MAX_SRQ;
+	attr->max_srq = softiw_rm_dev_limit(SOFTIW_RES_SRQ);
 	attr->max_srq_wr = SOFTIW_MAX_SRQ_WR;
 	attr->max_srq_sge = SOFTIW_MAX_SGE;
 	attr->max_fast_reg_page_list_len = SOFTIW_MAX_FRMR_PAGES;
@@ -156,18 +157,20 @@ static int softiw_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct softiw_device *sdev = to_softiw_dev(ibpd->device);
 
+	struct softiw_pd *pd = to_softiw_pd(ibpd);
+
 	if (!softiw_udata_in_ok(udata, 0))
 		return -EINVAL;
-	if (atomic_inc_return(&sdev->num_pd) > SOFTIW_MAX_PD) {
-		atomic_dec(&sdev->num_pd);
-		return -ENOMEM;
-	}
-	return 0;
+	pd->uctx = softiw_uctx(udata);
+	return softiw_rm_charge(sdev, pd->uctx, SOFTIW_RES_PD, 1);
 }
 
 static int softiw_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	atomic_dec(&to_softiw_dev(ibpd->device)->num_pd);
+	struct softiw_pd *pd = to_softiw_pd(ibpd);
+
+	softiw_rm_uncharge(to_softiw_dev(ibpd->device), pd->uctx,
+			   SOFTIW_RES_PD, 1);
 	return 0;
 }
 

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * res_exhaust DEVICE RESOURCE MAX [HOLD_FILE]: a local process that takes
+ * as many of RESOURCE (pd, cq, qp, srq, mr, cqe) on DEVICE as softiw
+ * lets it, up to MAX + 1 attempts.  Prints one line
+ *
+ *   got N errno E
+ *
+ * (E: the errno of the refused attempt, 0 if none was refused).  With
+ * HOLD_FILE it keeps what it got until that file exists, so that a
+ * second process can be measured against what the first holds (run by
+ * sec_limits.sh).  For "cqe" every attempt is a CQ of 256 entries;
+ * for qp, srq and mr the PD and CQ they need are made first.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#define CQE_STEP	256
+
+static struct ibv_context *open_dev(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	return ctx;
+}
+
+/* One object of @res; 0 or the errno of the refusal. */
+static int take(const char *res, struct ibv_context *ctx, struct ibv_pd *pd,
+		struct ibv_cq *cq, void *buf)
+{
+	struct ibv_qp_init_attr qa = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	void *o;
+
+	errno = 0;
+	if (!strcmp(res, "pd"))
+		o = ibv_alloc_pd(ctx);
+	else if (!strcmp(res, "cq"))
+		o = ibv_create_cq(ctx, 1, NULL, NULL, 0);
+	else if (!strcmp(res, "cqe"))
+		o = ibv_create_cq(ctx, CQE_STEP, NULL, NULL, 0);
+	else if (!strcmp(res, "qp"))
+		o = ibv_create_qp(pd, &qa);
+	else if (!strcmp(res, "srq"))
+		o = ibv_create_srq(pd, &sa);
+	else if (!strcmp(res, "mr"))
+		o = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	else
+		return EINVAL;
+	return o ? 0 : (errno ? errno : EIO);
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_context *ctx;
+	struct ibv_pd *pd = NULL;
+	struct ibv_cq *cq = NULL;
+	const char *res;
+	int max, got = 0, err = 0;
+	void *buf;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: res_exhaust DEVICE RESOURCE MAX [HOLD_FILE]\n");
+		return 2;
+	}
+	res = argv[2];
+	max = atoi(argv[3]);
+	ctx = open_dev(argv[1]);
+	if (!ctx) {
+		fprintf(stderr, "res_exhaust: cannot open %s\n", argv[1]);
+		return 2;
+	}
+	buf = aligned_alloc(4096, 4096);
+	if (strcmp(res, "pd") && strcmp(res, "cq") && strcmp(res, "cqe")) {
+		pd = ibv_alloc_pd(ctx);
+		cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+		if (!pd || !cq || !buf) {
+			fprintf(stderr, "res_exhaust: PD/CQ: %s\n", strerror(errno));
+			return 2;
+		}
+	}
+	while (got <= max) {
+		err = take(res, ctx, pd, cq, buf);
+		if (err)
+			break;
+		got++;
+	}
+	printf("got %d errno %d\n", got, err);
+	fflush(stdout);
+	if (argc > 4)
+		while (access(argv[4], F_OK))
+			usleep(20000);
+	/* everything is released when the process exits */
+	return 0;
+}
