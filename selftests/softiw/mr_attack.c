@@ -28,6 +28,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "open_dev.h"
+
 #define ROUNDS		5000
 #define LIVE		1000
 #define RECENT		16
@@ -52,20 +54,6 @@ static void ok(int cond, const char *name, const char *fmt, ...)
 	printf("\n");
 	if (!cond)
 		n_fail++;
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	return ctx;
 }
 
 static int cmp_u32(const void *a, const void *b)

@@ -20,21 +20,9 @@
 
 #include <infiniband/verbs.h>
 
+#include "open_dev.h"
+
 #define CQE_STEP	256
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	return ctx;
-}
 
 /* One object of @res; 0 or the errno of the refusal. */
 static int take(const char *res, struct ibv_context *ctx, struct ibv_pd *pd,

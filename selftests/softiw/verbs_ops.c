@@ -935,6 +935,75 @@ TEST(srq_two_qps)
 	env_close(&e);
 }
 
+/*
+ * RFC 5042 6.4.3.1: a stream flooding an SRQ with minimum-size Sends
+ * while the ULP does not replenish it is cut off once the SRQ is down to
+ * a quarter, so the other stream still finds buffers (srq.c).  The
+ * counter it moves (srq_flood_refused) is checked by dp_verbs.sh: sysfs
+ * of a namespace does not show the device.
+ */
+TEST(srq_flood_fair_share)
+{
+	struct env_opts o = { .srq_wr = 64, .nconn = 2 };
+	struct ibv_sge s;
+	struct ibv_wc wc;
+	int i, ok0 = 0, ok1 = 0, other = 0;
+	struct env e;
+
+	env_open(_metadata, &e, &o);
+	{
+		struct ibv_srq_attr sa;
+
+		ASSERT_EQ(0, ibv_query_srq(e.srq, &sa));
+		ASSERT_EQ(64u, sa.max_wr) TH_LOG("SRQ depth");
+	}
+	for (i = 0; i < 64; i++) {
+		struct ibv_sge r = sge_of(&e.s, 256 * i, 64);
+		struct ibv_recv_wr wr = { .wr_id = 1000 + i, .sg_list = &r,
+					  .num_sge = 1 }, *bad;
+
+		ASSERT_EQ(0, ibv_post_srq_recv(e.srq, &wr, &bad));
+	}
+	/* the flood: 60 one-octet Sends on connection 0, nothing reposted */
+	s = sge_of(&e.c, 0, 1);
+	for (i = 0; i < 60; i++)
+		ASSERT_EQ(0, post_op(e.cid[0]->qp, IBV_WR_SEND, i, &s, 1, 0,
+				     0, 0));
+	wait_qp_err(_metadata, e.sid[0]->qp, "flooding server");
+	wait_qp_err(_metadata, e.cid[0]->qp, "flooding client");
+	/* 48 took the SRQ from 64 down to 16; the 49th was refused */
+	while (ibv_poll_cq(e.s.rcq, 1, &wc) > 0) {
+		if (wc.qp_num == e.sid[0]->qp->qp_num &&
+		    wc.status == IBV_WC_SUCCESS)
+			ok0++;
+		else if (wc.status != IBV_WC_WR_FLUSH_ERR)
+			other++;
+	}
+	ASSERT_EQ(48, ok0);
+	ASSERT_EQ(0, other);
+
+	/* the other stream still has the last quarter */
+	fill_pat(e.c.buf + 4096, 32, 5);
+	s = sge_of(&e.c, 4096, 32);
+	for (i = 0; i < 10; i++) {
+		ASSERT_EQ(0, post_op(e.cid[1]->qp, IBV_WR_SEND, 100 + i, &s, 1,
+				     0, 0, 0));
+	}
+	for (i = 0; i < 10; i++) {
+		poll_n(_metadata, e.s.rcq, 1, &wc);
+		ASSERT_EQ(e.sid[1]->qp->qp_num, wc.qp_num);
+		ASSERT_EQ(IBV_WC_SUCCESS, wc.status) {
+			TH_LOG("receive %d of the other stream: %s", i,
+			       ibv_wc_status_str(wc.status));
+		}
+		ASSERT_EQ(32, wc.byte_len);
+		ok1++;
+	}
+	ASSERT_EQ(10, ok1);
+	ASSERT_EQ(IBV_QPS_RTS, qp_state(e.sid[1]->qp));
+	env_close(&e);
+}
+
 TEST(srq_limit_event)
 {
 	struct env_opts o = { .srq_wr = 16, .nconn = 1 };

@@ -162,6 +162,9 @@ struct softiw_srq {
 	bool is_user;
 	struct softiw_uring ring;	/* user SRQ: the process's ring */
 	struct softiw_ucontext *uctx;	/* charged to (rm.c), or NULL */
+	/* the fair-share window (srq.c), rq.lock */
+	u32 win_gen;
+	u32 win_takes;
 };
 
 /**
@@ -198,6 +201,9 @@ struct softiw_qp {
 	struct ib_qp ibqp;
 	struct softiw_device *sdev;
 	struct softiw_ucontext *uctx;	/* charged to (rm.c), or NULL */
+	/* this QP's takes in its SRQ's fair-share window (srq.c), rq.lock */
+	u32 srq_win_gen;
+	u32 srq_win_takes;
 	struct kref ref;
 	struct completion released;
 	spinlock_t state_lock;	/* guards @state */

@@ -175,16 +175,61 @@ static void srq_limit_event(struct softiw_srq *srq)
 		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
 }
 
+/*
+ * RFC 5042 section 6.4.3.1: one stream must not consume the receive
+ * buffers a shared receive queue holds for all of its streams.  A window
+ * starts whenever the SRQ holds at least half its depth; within it each
+ * QP's takes are counted.  Once the SRQ has fallen to a quarter of its
+ * depth, a QP that took more than 3/2 of its fair share of the window
+ * (and more than an eighth of the depth) is refused: it gets no buffer,
+ * so the RX engine terminates its stream as for any receive without a
+ * buffer, and the remaining quarter is left to the other streams.  A
+ * single QP on the SRQ starves no one and is never refused.  rq.lock
+ * held.
+ */
+static bool srq_flooding(struct softiw_srq *srq, struct softiw_qp *qp,
+			 u32 posted)
+{
+	u32 nqp = atomic_read(&srq->ibsrq.usecnt);
+	u32 depth = srq->rq.max_wr;
+
+	if (posted >= depth / 2) {
+		srq->win_gen++;
+		srq->win_takes = 0;
+	}
+	if (qp->srq_win_gen != srq->win_gen) {
+		qp->srq_win_gen = srq->win_gen;
+		qp->srq_win_takes = 0;
+	}
+	if (nqp > 1 && posted <= depth / 4 &&
+	    qp->srq_win_takes > depth / 8 &&
+	    (u64)qp->srq_win_takes * nqp * 2 > (u64)srq->win_takes * 3)
+		return true;
+	srq->win_takes++;
+	qp->srq_win_takes++;
+	return false;
+}
+
+static u32 srq_posted(struct softiw_srq *srq)
+{
+	if (srq->ring.ctrl)
+		return softiw_srq_posted(srq);
+	return srq->rq.head - srq->rq.tail;
+}
+
 bool softiw_srq_take(struct softiw_srq *srq, struct softiw_rqe *rqe,
 		     struct softiw_qp *qp)
 {
-	bool ok = false, limit = false;
+	bool ok = false, limit = false, flood = false;
 	unsigned long flags;
 	int bad = 0;
 	u32 posted = 0;
 
 	spin_lock_irqsave(&srq->rq.lock, flags);
-	if (srq->ring.ctrl) {
+	posted = srq_posted(srq);
+	if (posted && srq_flooding(srq, qp, posted)) {
+		flood = true;
+	} else if (srq->ring.ctrl) {
 		bad = softiw_srq_ingest_take(srq, rqe);
 		ok = bad > 0;
 		posted = softiw_srq_posted(srq);
@@ -201,6 +246,12 @@ bool softiw_srq_take(struct softiw_srq *srq, struct softiw_rqe *rqe,
 		limit = true;
 	}
 	spin_unlock_irqrestore(&srq->rq.lock, flags);
+	if (flood) {
+		softiw_stat_inc(qp->sdev, SOFTIW_STAT_SRQ_FLOOD);
+		ibdev_dbg(&qp->sdev->ibdev,
+			  "qp %u: refused an SRQ entry: %u of %u taken since the SRQ was half full\n",
+			  qp->ibqp.qp_num, qp->srq_win_takes, srq->win_takes);
+	}
 	if (limit)
 		srq_limit_event(srq);
 	if (bad < 0) {
