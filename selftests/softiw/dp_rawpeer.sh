@@ -125,10 +125,7 @@ case_err write "1 1 0" -a r
 case_err read "0 1 2" -a w
 
 # Every refusal was counted (rdma statistic, stats.c) on the victim's device.
-stat() {
-	rdma statistic show link sw1/1 | tr ' ' '\n' |
-		awk -v n="$1" 'prev == n { print; exit } { prev = $0 }'
-}
+stat() { rdma_counter sw1 "$1"; }
 stats=$(rdma statistic show link sw1/1)
 for want in "terminate_sent 19" "remote_access_errors 9" \
 	"remote_invalid_requests 8" "llp_errors 2" "mpa_crc_errors 1"; do

@@ -21,18 +21,14 @@ bin=${VERBS_OPS:-$(dirname "$0")/../../build/selftests/verbs_ops}
 [ -x "$bin" ] || skip "verbs_ops not built (make -C selftests/softiw)"
 dp_setup
 dmesg_mark
-flood_refused() {
-	rdma statistic show link sw0/1 | tr ' ' '\n' |
-		awk '$1 == "srq_flood_refused" { getline; print }'
-}
-f0=$(flood_refused)
+f0=$(rdma_counter sw0 srq_flood_refused)
 # shellcheck disable=SC2086
 ip netns exec ns0 env VERBS_ADDR=$DP_A timeout 280 "$bin" $VERBS_OPS_ARGS
 rc=$?
 [ $rc = 0 ] || fail "verbs_ops exited $rc (124: timed out)"
 # srq_flood_fair_share cuts off exactly one stream
 if [ -z "$VERBS_OPS_ARGS" ]; then
-	f1=$(flood_refused)
+	f1=$(rdma_counter sw0 srq_flood_refused)
 	check_eq "$f1" "$((f0 + 1))" "srq_flood_refused after the run ($f0 before)"
 fi
 exit 0

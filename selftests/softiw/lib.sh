@@ -42,6 +42,12 @@ rdma_refused() {
 	out=$("$@" 2>&1) && fail "'$*' succeeded, want '$want'"
 	check_eq "$out" "error: $want" "'$*'"
 }
+# rdma_counter DEV NAME: counter NAME of DEV's port 1 (rdma statistic,
+# stats.c), empty if there is none.
+rdma_counter() {
+	rdma statistic show link "$1/1" 2>/dev/null | tr ' ' '\n' |
+		awk -v n="$2" 'prev == n { print; exit } { prev = $0 }'
+}
 # Kernel messages since dmesg_mark.
 dmesg_mark() { dmesg_base=$(dmesg | wc -l); }
 dmesg_new() { dmesg | tail -n +$((dmesg_base + 1)); }

@@ -44,8 +44,7 @@ expect() {
 }
 
 refused() {
-	stat=$(rdma statistic show link sw0/1 2>/dev/null | tr ' ' '\n' |
-		awk '$1 == "res_refused" { getline; print }')
+	stat=$(rdma_counter sw0 res_refused)
 	echo "${stat:-0}"
 }
 

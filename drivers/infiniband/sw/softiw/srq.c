@@ -221,27 +221,27 @@ bool softiw_srq_take(struct softiw_srq *srq, struct softiw_rqe *rqe,
 		     struct softiw_qp *qp)
 {
 	bool ok = false, limit = false, flood = false;
+	u32 posted, qp_takes = 0, win_takes = 0;
 	unsigned long flags;
 	int bad = 0;
-	u32 posted = 0;
 
 	spin_lock_irqsave(&srq->rq.lock, flags);
 	posted = srq_posted(srq);
 	if (posted && srq_flooding(srq, qp, posted)) {
 		flood = true;
+		qp_takes = qp->srq_win_takes;
+		win_takes = srq->win_takes;
 	} else if (srq->ring.ctrl) {
 		bad = softiw_srq_ingest_take(srq, rqe);
 		ok = bad > 0;
-		posted = softiw_srq_posted(srq);
 	} else if (srq->rq.tail != srq->rq.head) {
 		*rqe = *(struct softiw_rqe *)softiw_wq_slot(&srq->rq,
 							   srq->rq.tail,
 							   sizeof(*rqe));
 		srq->rq.tail++;
 		ok = true;
-		posted = srq->rq.head - srq->rq.tail;
 	}
-	if (ok && srq->limit && posted < srq->limit) {
+	if (ok && srq->limit && srq_posted(srq) < srq->limit) {
 		srq->limit = 0;		/* disarmed until re-armed */
 		limit = true;
 	}
@@ -250,7 +250,7 @@ bool softiw_srq_take(struct softiw_srq *srq, struct softiw_rqe *rqe,
 		softiw_stat_inc(qp->sdev, SOFTIW_STAT_SRQ_FLOOD);
 		ibdev_dbg(&qp->sdev->ibdev,
 			  "qp %u: refused an SRQ entry: %u of %u taken since the SRQ was half full\n",
-			  qp->ibqp.qp_num, qp->srq_win_takes, srq->win_takes);
+			  qp->ibqp.qp_num, qp_takes, win_takes);
 	}
 	if (limit)
 		srq_limit_event(srq);
