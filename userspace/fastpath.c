@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/mman.h>
 
 #include "softiw.h"
@@ -143,8 +144,40 @@ static int sqe_sges(struct softiw_sqe *sqe, const struct ibv_send_wr *wr,
 	return 0;
 }
 
+/*
+ * A Bind Memory Window entry.  Type 2 windows are bound with a work
+ * request the application posts; type 1 windows only through
+ * ibv_bind_mw() (@type1 set by softiw_bind_mw()).  The kernel checks the
+ * rest (region, range, rights, key) when it executes the entry.
+ */
+static int sqe_bind(struct softiw_sqe *sqe, const struct ibv_send_wr *wr,
+		    bool type1)
+{
+	const struct ibv_mw_bind_info *b = &wr->bind_mw.bind_info;
+	struct ibv_mw *mw = wr->bind_mw.mw;
+
+	if (!mw || mw->type != (type1 ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2))
+		return EINVAL;
+	/* the new STag names the same window: only its key changes */
+	if ((wr->bind_mw.rkey >> 8) != (mw->rkey >> 8))
+		return EINVAL;
+	if (b->mw_access_flags & ~(IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_WRITE))
+		return EINVAL;
+	if (b->length && !b->mr)
+		return EINVAL;
+	sqe->opcode = SOFTIW_SQE_BIND_MW;
+	sqe->bind.mw_stag = wr->bind_mw.rkey;
+	sqe->bind.mr_lkey = b->mr ? b->mr->lkey : 0;
+	sqe->bind.addr = b->addr;
+	sqe->bind.length = b->length;
+	sqe->bind.access = b->mw_access_flags;
+	sqe->bind.reserved = 0;
+	return 0;
+}
+
 static int sqe_from_wr(struct softiw_qp *qp, struct softiw_sqe *sqe,
-		       const struct ibv_send_wr *wr)
+		       const struct ibv_send_wr *wr, bool type1)
 {
 	uint32_t max_sge = qp->max_send_sge;
 
@@ -183,6 +216,8 @@ static int sqe_from_wr(struct softiw_qp *qp, struct softiw_sqe *sqe,
 		sqe->opcode = SOFTIW_SQE_LOCAL_INV;
 		sqe->inv_stag = wr->invalidate_rkey;
 		return 0;
+	case IBV_WR_BIND_MW:
+		return sqe_bind(sqe, wr, type1);
 	default:
 		return EINVAL;
 	}
@@ -199,8 +234,8 @@ static void sq_doorbell(struct softiw_qp *qp)
 	ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
 }
 
-int softiw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-		     struct ibv_send_wr **bad_wr)
+static int sq_post(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr, bool type1)
 {
 	struct softiw_qp *qp = to_softiw_qp(ibqp);
 	struct softiw_ring_ctrl *c = qp->sq.ctrl;
@@ -223,7 +258,7 @@ int softiw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		}
 		ret = sqe_from_wr(qp, softiw_uring_slot(&qp->sq, head,
 						       sizeof(struct softiw_sqe)),
-				  wr);
+				  wr, type1);
 		if (ret)
 			break;
 		head++;
@@ -242,6 +277,49 @@ out:
 		*bad_wr = wr;
 	pthread_spin_unlock(&qp->sq_lock);
 	return ret;
+}
+
+int softiw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		     struct ibv_send_wr **bad_wr)
+{
+	return sq_post(ibqp, wr, bad_wr, false);
+}
+
+/*
+ * A type 1 window's next key: random (RFC 5042 6.1.1 wants STags hard to
+ * predict, so not the increment ibv_inc_rkey() gives) and never the
+ * current one, which the kernel would refuse.
+ */
+static uint32_t mw_next_rkey(uint32_t rkey)
+{
+	uint8_t key;
+
+	if (getrandom(&key, sizeof(key), 0) != sizeof(key))
+		key = (uint8_t)(rkey + 1);
+	if (key == (uint8_t)rkey)
+		key ^= 1;
+	return (rkey & ~0xffu) | key;
+}
+
+int softiw_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		   struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr, *bad;
+	int ret;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = mw_bind->wr_id;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = mw_bind->send_flags;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = mw_next_rkey(mw->rkey);
+	wr.bind_mw.bind_info = mw_bind->bind_info;
+	ret = sq_post(ibqp, &wr, &bad, true);
+	if (ret)
+		return ret;
+	/* as other providers do: an error completion leaves it to the caller */
+	mw->rkey = wr.bind_mw.rkey;
+	return 0;
 }
 
 /* ---- RQ and SRQ ---- */

@@ -110,6 +110,8 @@ int softiw_uring_map(struct ibv_context *ibctx, struct softiw_uring *r,
 		     uint64_t key, uint32_t size, uint32_t len, size_t esize);
 void softiw_uring_unmap(struct softiw_uring *r);
 int softiw_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
+int softiw_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		   struct ibv_mw_bind *mw_bind);
 int softiw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		     struct ibv_send_wr **bad_wr);
 int softiw_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,

@@ -83,6 +83,36 @@ static int softiw_dereg_mr(struct verbs_mr *vmr)
 	return ret;
 }
 
+static struct ibv_mw *softiw_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd;
+	struct ibv_mw *mw;
+	int ret;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return NULL;
+	memset(&cmd, 0, sizeof(cmd));
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+static int softiw_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret = ibv_cmd_dealloc_mw(mw);
+
+	if (!ret)
+		free(mw);
+	return ret;
+}
+
 static struct ibv_cq *softiw_create_cq(struct ibv_context *ibctx, int cqe,
 				       struct ibv_comp_channel *channel,
 				       int comp_vector)
@@ -310,6 +340,9 @@ const struct verbs_context_ops softiw_object_ops = {
 	.dealloc_pd = softiw_dealloc_pd,
 	.reg_mr = softiw_reg_mr,
 	.dereg_mr = softiw_dereg_mr,
+	.alloc_mw = softiw_alloc_mw,
+	.dealloc_mw = softiw_dealloc_mw,
+	.bind_mw = softiw_bind_mw,
 	.create_cq = softiw_create_cq,
 	.destroy_cq = softiw_destroy_cq,
 	.poll_cq = softiw_poll_cq,

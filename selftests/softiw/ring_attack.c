@@ -213,9 +213,9 @@ static void sq_bad_entry(struct __test_metadata *_metadata, struct env *e,
 	poll_qp(_metadata, e->c.scq, qp, &wc, NULL);
 	check_wc(_metadata, &wc, 3, IBV_WC_WR_FLUSH_ERR, 0, qp);
 	wait_qp_err(_metadata, qp, "attacked");
-	/* a local protection error is an access error, the rest fatal */
-	want = status == IBV_WC_LOC_PROT_ERR ? IBV_EVENT_QP_ACCESS_ERR :
-					       IBV_EVENT_QP_FATAL;
+	/* a local protection or bind error is an access error, the rest fatal */
+	want = status == IBV_WC_LOC_PROT_ERR || status == IBV_WC_MW_BIND_ERR ?
+	       IBV_EVENT_QP_ACCESS_ERR : IBV_EVENT_QP_FATAL;
 	ASSERT_TRUE(wait_async(e, want, TMO_MS, &ev)) {
 		TH_LOG("no %s", ibv_event_type_str(want));
 	}
@@ -244,15 +244,29 @@ TEST_F(ring, sq_unknown_opcode)
 	sq_bad_entry(_metadata, &self->e, &s, IBV_WC_LOC_QP_OP_ERR);
 }
 
-TEST_F(ring, sq_bind_mw_unsupported)
+TEST_F(ring, sq_bind_mw_region_as_window)
+{
+	struct softiw_sqe s;
+
+	/* a Bind naming a region's STag as the window: not a window */
+	sqe_send(&self->e, &s, 0);
+	s.opcode = SOFTIW_SQE_BIND_MW;
+	s.bind.mw_stag = self->e.c.mr->lkey ^ 1;
+	s.bind.mr_lkey = self->e.c.mr->lkey;
+	s.bind.addr = (uintptr_t)self->e.c.buf;
+	s.bind.length = 4096;
+	s.bind.access = IBV_ACCESS_REMOTE_WRITE;
+	sq_bad_entry(_metadata, &self->e, &s, IBV_WC_MW_BIND_ERR);
+}
+
+TEST_F(ring, sq_bind_mw_garbage_access)
 {
 	struct softiw_sqe s;
 
 	sqe_send(&self->e, &s, 0);
 	s.opcode = SOFTIW_SQE_BIND_MW;
-	s.bind.mr_lkey = self->e.c.mr->lkey;
-	s.bind.addr = (uintptr_t)self->e.c.buf;
-	s.bind.length = 4096;
+	s.bind.mw_stag = 0x12345601;
+	s.bind.access = 0xffffffffu;
 	sq_bad_entry(_metadata, &self->e, &s, IBV_WC_LOC_QP_OP_ERR);
 }
 

@@ -108,6 +108,7 @@ struct softiw_device *softiw_device_alloc(struct net_device *netdev)
 	INIT_LIST_HEAD(&sdev->list);
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	sdev->qp_next = 0;
+	atomic64_set(&sdev->qp_serial, 0);
 	/* cannot fail; an ERR return here would precede the ops */
 	softiw_stag_table_init(sdev);
 	sdev->netdev = netdev;

@@ -14,10 +14,18 @@
  * the table's reference and waits until every placement that holds one
  * has finished, then frees the region after a grace period.
  *
+ * Windows: alloc_mw gives a window its STag, unbound (invalid).  A Bind
+ * work request (softiw_mw_bind(), from the TX engine) opens it onto a
+ * range of a user region with remote rights only; the region's @windows
+ * count keeps it from being deregistered meanwhile.  Invalidation, unbind
+ * and dealloc take the window's write lock before they let go of the
+ * region, so no copy through the window outlives its binding.
+ *
  * Locking: the xarray has its own lock; sdev->stag_lock guards the list
- * of recently freed indices; mem->lock orders changes of @valid, @stag
- * and the bounds against each other (the placement path reads them with
- * READ_ONCE and re-checks @valid only through softiw_mem_get()).
+ * of recently freed indices; mem->lock (reader/writer, irqsave) covers
+ * @valid, @stag, the bounds, rights and binding: copies hold the read
+ * side, changes the write side (see mem.h).  A bind takes the region's
+ * lock, then, after dropping it, the window's; no path nests them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,6 +39,7 @@
 #include "softiw.h"
 #include "mem.h"
 #include "qp.h"
+#include "ddp.h"
 
 #define STAG_INDEX_MASK		0xffffffu
 #define STAG_ALLOC_TRIES	64
@@ -134,15 +143,26 @@ void softiw_mem_put(struct softiw_mem *mem)
 	kref_put(&mem->ref, mem_release);
 }
 
-int softiw_mem_check(const struct softiw_mem *mem, const struct softiw_pd *pd,
+/* Rights a window may carry: remote access to its region, nothing local. */
+#define MW_ACCESS_SUPPORTED	(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE)
+
+int softiw_mem_check(const struct softiw_mem *mem, const struct softiw_qp *qp,
 		     u64 addr, u64 len, int access)
 {
 	u64 base = READ_ONCE(mem->iova), size = READ_ONCE(mem->len);
 
-	if (mem->pd != pd)
+	if (mem->pd != qp->pd)
 		return -EPERM;
 	if (!READ_ONCE(mem->valid))
 		return -ENOENT;
+	if (mem->mw_type) {
+		/* an rkey only: never a local SGE or a Data Sink */
+		if (!(access & MW_ACCESS_SUPPORTED))
+			return -EACCES;
+		if (mem->mw_type == IB_MW_TYPE_2 &&
+		    READ_ONCE(mem->qp_serial) != qp->serial)
+			return -EPERM;
+	}
 	if (access & ~READ_ONCE(mem->access))
 		return -EACCES;
 	/* addr + len must neither wrap nor leave [base, base + size) */
@@ -150,6 +170,17 @@ int softiw_mem_check(const struct softiw_mem *mem, const struct softiw_pd *pd,
 	    addr - base > size - len)
 		return -ERANGE;
 	return 0;
+}
+
+u32 softiw_mem_stream_qp(const struct softiw_mem *mem,
+			 const struct softiw_qp *qp)
+{
+	if (mem->mw_type != IB_MW_TYPE_2)
+		return SOFTIW_DDP_ANY_QP;
+	if (READ_ONCE(mem->qp_serial) == qp->serial)
+		return qp->ibqp.qp_num;
+	/* QP numbers are 24 bits: this is neither qp_num nor ANY_QP */
+	return qp->ibqp.qp_num ^ BIT(31);
 }
 
 /*
@@ -238,22 +269,37 @@ static int chunk_out(u8 *p, u32 n, u32 done, void *arg)
 	return 0;
 }
 
-static int chunk_in(u8 *p, u32 n, u32 done, void *arg)
+/*
+ * Check and copy under the read side of @mem->lock (see mem.h).  A bound
+ * window's copies go to its region, which cannot be deregistered while
+ * the window is bound; the region is walked with the window's bounds
+ * already enforced, since both share one address space.
+ */
+static int mem_locked_walk(struct softiw_mem *mem, const struct softiw_qp *qp,
+			   int access, u64 addr, u32 len, mem_chunk_fn fn,
+			   void *arg)
 {
-	memcpy(p, (const u8 *)arg + done, n);
-	return 0;
+	struct softiw_mem *target = mem;
+	unsigned long flags;
+	int ret;
+
+	read_lock_irqsave(&mem->lock, flags);
+	ret = softiw_mem_check(mem, qp, addr, len, access);
+	if (!ret && mem->mw_type) {
+		target = mem->mr;
+		if (!target || !READ_ONCE(target->valid))
+			ret = -ENOENT;
+	}
+	if (!ret && len)
+		ret = mem_walk(target, addr, len, fn, arg);
+	read_unlock_irqrestore(&mem->lock, flags);
+	return ret;
 }
 
-void softiw_mem_copy_out(struct softiw_mem *mem, u64 addr, void *dst,
-			 u32 len)
+int softiw_mem_copy_out(struct softiw_mem *mem, const struct softiw_qp *qp,
+			int access, u64 addr, void *dst, u32 len)
 {
-	mem_walk(mem, addr, len, chunk_out, dst);
-}
-
-void softiw_mem_copy_in(struct softiw_mem *mem, u64 addr, const void *src,
-			u32 len)
-{
-	mem_walk(mem, addr, len, chunk_in, (void *)src);
+	return mem_locked_walk(mem, qp, access, addr, len, chunk_out, dst);
 }
 
 struct skb_copy_arg {
@@ -276,41 +322,92 @@ static int chunk_in_skb(u8 *p, u32 n, u32 done, void *arg)
 	return 0;
 }
 
-int softiw_mem_copy_in_skb(struct softiw_mem *mem, u64 addr,
-			   const struct sk_buff *skb, int skb_off, u32 len,
-			   u32 *crc)
+int softiw_mem_copy_in_skb(struct softiw_mem *mem, const struct softiw_qp *qp,
+			   int access, u64 addr, const struct sk_buff *skb,
+			   int skb_off, u32 len, u32 *crc)
 {
 	struct skb_copy_arg a = { .skb = skb, .off = skb_off, .crc = crc };
 
-	return mem_walk(mem, addr, len, chunk_in_skb, &a);
+	return mem_locked_walk(mem, qp, access, addr, len, chunk_in_skb, &a);
 }
 
-int softiw_mem_invalidate(struct softiw_device *sdev, u32 stag,
-			  const struct softiw_pd *pd, bool remote)
+/* The object at @stag's index, whatever its key and state, referenced. */
+static struct softiw_mem *mem_get_index(struct softiw_device *sdev, u32 stag)
 {
 	struct softiw_mem *mem;
-	unsigned long flags;
-	int ret = 0;
 
 	rcu_read_lock();
 	mem = xa_load(&sdev->stag_xa, stag >> 8);
 	if (mem && !kref_get_unless_zero(&mem->ref))
 		mem = NULL;
 	rcu_read_unlock();
+	return mem;
+}
+
+/*
+ * Unbind a window; caller holds its write lock.  Returns the region it
+ * was bound onto, for mw_release_mr() once the lock is dropped.
+ */
+static struct softiw_mem *mw_unbind_locked(struct softiw_mem *mw)
+{
+	struct softiw_mem *mr = mw->mr;
+
+	WRITE_ONCE(mw->valid, false);
+	mw->mr = NULL;
+	WRITE_ONCE(mw->len, 0);
+	return mr;
+}
+
+static void mw_release_mr(struct softiw_mem *mr)
+{
+	if (mr)
+		atomic_dec(&mr->windows);
+}
+
+/* May @qp invalidate @mem this way?  Caller holds @mem->lock. */
+static int mem_may_invalidate(const struct softiw_mem *mem,
+			      const struct softiw_qp *qp)
+{
+	if (mem->pd != qp->pd)
+		return -EPERM;
+	switch (mem->mw_type) {
+	case IB_MW_TYPE_1:
+		/* type 1 windows are unbound by a zero-length bind only */
+		return -EINVAL;
+	case IB_MW_TYPE_2:
+		/* QP scope: only the QP it is bound to */
+		if (!mem->valid || mem->qp_serial != qp->serial)
+			return -EPERM;
+		return 0;
+	default:
+		/* regions: only fast-register ones (kernel ULPs) */
+		return mem->kva ? 0 : -EINVAL;
+	}
+}
+
+int softiw_mem_invalidate(struct softiw_device *sdev, u32 stag,
+			  const struct softiw_qp *qp)
+{
+	struct softiw_mem *mem, *mr = NULL;
+	unsigned long flags;
+	int ret;
+
+	mem = mem_get_index(sdev, stag);
 	if (!mem)
 		return -EINVAL;
 
-	spin_lock_irqsave(&mem->lock, flags);
-	if (mem->stag != stag)
+	write_lock_irqsave(&mem->lock, flags);
+	if (mem->stag != stag) {
 		ret = -EINVAL;
-	else if (mem->pd != pd)
-		ret = -EPERM;
-	else if (remote && !mem->kva)
-		/* only fast-register regions may be invalidated remotely */
-		ret = -EINVAL;
-	else
-		WRITE_ONCE(mem->valid, false);
-	spin_unlock_irqrestore(&mem->lock, flags);
+	} else {
+		ret = mem_may_invalidate(mem, qp);
+		if (!ret && mem->mw_type)
+			mr = mw_unbind_locked(mem);
+		else if (!ret)
+			WRITE_ONCE(mem->valid, false);
+	}
+	write_unlock_irqrestore(&mem->lock, flags);
+	mw_release_mr(mr);
 	softiw_mem_put(mem);
 	return ret;
 }
@@ -339,11 +436,12 @@ static struct softiw_mem *mem_alloc(struct ib_pd *ibpd, int access)
 	}
 	kref_init(&mem->ref);
 	init_completion(&mem->released);
-	spin_lock_init(&mem->lock);
+	rwlock_init(&mem->lock);
 	mem->sdev = sdev;
 	mem->pd = to_softiw_pd(ibpd);
 	mem->access = access;
 	mem->page_size = PAGE_SIZE;
+	atomic_set(&mem->windows, 0);
 	return mem;
 }
 
@@ -521,11 +619,13 @@ int softiw_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 }
 
 /*
- * Revoke and free a region.  After xa_erase() no new lookup finds it;
- * waiting for @released lets every placement that already holds a
- * reference finish, so the ULP is told "gone" only when nothing can touch
- * the memory any more.  Lookups that raced the erase fail their
- * kref_get_unless_zero() on memory kept alive by kfree_rcu().
+ * Revoke and free a region.  Refused while windows are bound onto it
+ * (ibv_dereg_mr() documents EBUSY): the check and the revocation are one
+ * step under the write lock, which a bind takes to count itself in.
+ * After xa_erase() no new lookup finds the region; waiting for @released
+ * lets every holder of a lookup reference drop it.  Lookups that raced
+ * the erase fail their kref_get_unless_zero() on memory kept alive by
+ * kfree_rcu().
  */
 int softiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
@@ -534,10 +634,15 @@ int softiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	unsigned long flags;
 	u32 index = mem->stag >> 8;
 
-	xa_erase(&sdev->stag_xa, index);
-	spin_lock_irqsave(&mem->lock, flags);
+	write_lock_irqsave(&mem->lock, flags);
+	if (atomic_read(&mem->windows)) {
+		write_unlock_irqrestore(&mem->lock, flags);
+		return -EBUSY;
+	}
 	WRITE_ONCE(mem->valid, false);
-	spin_unlock_irqrestore(&mem->lock, flags);
+	mem->dead = true;
+	write_unlock_irqrestore(&mem->lock, flags);
+	xa_erase(&sdev->stag_xa, index);
 	stag_remember_freed(sdev, index);
 
 	softiw_mem_put(mem);
@@ -549,4 +654,142 @@ int softiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	kvfree(mem->kva);
 	mem_free(mem);
 	return 0;
+}
+
+/* ---- memory windows ---- */
+
+int softiw_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
+{
+	struct softiw_mw *smw = container_of(ibmw, struct softiw_mw, ibmw);
+	struct softiw_mem *mem;
+	struct ib_mr *mr;
+
+	if (ibmw->type != IB_MW_TYPE_1 && ibmw->type != IB_MW_TYPE_2)
+		return -EINVAL;
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	mem = mem_alloc(ibmw->pd, 0);
+	if (IS_ERR(mem))
+		return PTR_ERR(mem);
+	mem->mw_type = ibmw->type;
+	/* unbound: invalid, no range, until a Bind */
+	mem->valid = false;
+	mr = mem_publish(mem);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	smw->mem = mem;
+	ibmw->rkey = mem->stag;
+	return 0;
+}
+
+int softiw_dealloc_mw(struct ib_mw *ibmw)
+{
+	struct softiw_mem *mem = container_of(ibmw, struct softiw_mw,
+					      ibmw)->mem;
+	struct softiw_device *sdev = mem->sdev;
+	struct softiw_mem *mr;
+	unsigned long flags;
+	u32 index = mem->stag >> 8;
+
+	write_lock_irqsave(&mem->lock, flags);
+	mr = mw_unbind_locked(mem);
+	mem->dead = true;
+	write_unlock_irqrestore(&mem->lock, flags);
+	mw_release_mr(mr);
+	xa_erase(&sdev->stag_xa, index);
+	stag_remember_freed(sdev, index);
+
+	softiw_mem_put(mem);
+	wait_for_completion(&mem->released);
+	mem_free(mem);
+	return 0;
+}
+
+/* The region a bind opens onto, counted in (its @windows), or ERR_PTR. */
+static struct softiw_mem *mw_bind_region(struct softiw_qp *qp,
+					 const struct softiw_mw_bind *b)
+{
+	struct softiw_mem *mr = softiw_mem_get(qp->sdev, b->mr_lkey);
+	unsigned long flags;
+	int ret;
+
+	if (!mr)
+		return ERR_PTR(-EINVAL);
+	/* user regions of this PD that allow binding, range inside */
+	if (mr->mw_type || !mr->umem)
+		ret = -EINVAL;
+	else if (!(READ_ONCE(mr->access) & IB_ACCESS_MW_BIND))
+		ret = -EPERM;
+	else
+		ret = softiw_mem_check(mr, qp, b->addr, b->length, 0);
+	/* a window that may be written needs a locally writable region */
+	if (!ret && (b->access & IB_ACCESS_REMOTE_WRITE) &&
+	    !(READ_ONCE(mr->access) & IB_ACCESS_LOCAL_WRITE))
+		ret = -EPERM;
+	if (!ret) {
+		write_lock_irqsave(&mr->lock, flags);
+		if (mr->valid && !mr->dead)
+			atomic_inc(&mr->windows);
+		else
+			ret = -EINVAL;
+		write_unlock_irqrestore(&mr->lock, flags);
+	}
+	softiw_mem_put(mr);
+	return ret ? ERR_PTR(ret) : mr;
+}
+
+int softiw_mw_bind(struct softiw_qp *qp, const struct softiw_mw_bind *b)
+{
+	struct softiw_mem *mw, *mr = NULL, *old = NULL;
+	unsigned long flags;
+	int ret = 0;
+
+	mw = mem_get_index(qp->sdev, b->mw_stag);
+	if (!mw)
+		return -EINVAL;
+	if (!mw->mw_type)
+		ret = -EINVAL;
+	else if (mw->pd != qp->pd)
+		ret = -EPERM;
+	else if (b->access & ~MW_ACCESS_SUPPORTED)
+		ret = -EINVAL;
+	else if (!b->length && mw->mw_type == IB_MW_TYPE_2)
+		ret = -EINVAL;	/* type 2: invalidate, never bind to nothing */
+	if (!ret && b->length) {
+		mr = mw_bind_region(qp, b);
+		if (IS_ERR(mr)) {
+			ret = PTR_ERR(mr);
+			mr = NULL;
+		}
+	}
+	if (ret)
+		goto out;
+
+	write_lock_irqsave(&mw->lock, flags);
+	if (mw->dead || (mw->stag & 0xff) == (b->mw_stag & 0xff))
+		ret = -EINVAL;
+	else if (mw->mw_type == IB_MW_TYPE_2 && mw->valid)
+		ret = -EBUSY;
+	if (ret) {
+		write_unlock_irqrestore(&mw->lock, flags);
+		mw_release_mr(mr);
+		goto out;
+	}
+	old = mw_unbind_locked(mw);
+	WRITE_ONCE(mw->stag, b->mw_stag);
+	if (mr) {
+		mw->mr = mr;
+		WRITE_ONCE(mw->iova, b->addr);
+		WRITE_ONCE(mw->len, b->length);
+		WRITE_ONCE(mw->access, b->access);
+		WRITE_ONCE(mw->qp_serial, qp->serial);
+		smp_wmb();	/* range and rights before @valid */
+		WRITE_ONCE(mw->valid, true);
+	}
+	write_unlock_irqrestore(&mw->lock, flags);
+	mw_release_mr(old);
+out:
+	softiw_mem_put(mw);
+	return ret;
 }

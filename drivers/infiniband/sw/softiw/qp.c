@@ -121,6 +121,8 @@ static u8 wqe_wc_opcode(const struct softiw_wqe *wqe)
 		return IB_WC_LOCAL_INV;
 	case SOFTIW_WR_REG_MR:
 		return IB_WC_REG_MR;
+	case SOFTIW_WR_BIND_MW:
+		return IB_WC_BIND_MW;
 	default:
 		return IB_WC_SEND;
 	}
@@ -668,6 +670,7 @@ int softiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	if (ret < 0)
 		goto err_ird;
 	ibqp->qp_num = qpn;
+	qp->serial = atomic64_inc_return(&sdev->qp_serial);
 
 	attr->cap.max_send_wr = qp->sq.max_wr;
 	attr->cap.max_recv_wr = qp->srq ? 0 : qp->rq.max_wr;

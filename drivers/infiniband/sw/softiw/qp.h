@@ -29,6 +29,7 @@
 #include <linux/completion.h>
 #include <rdma/ib_verbs.h>
 
+#include "mem.h"
 #include "txrx.h"
 #include "uring.h"
 
@@ -69,6 +70,7 @@ enum softiw_wr_opcode {
 	SOFTIW_WR_READ,
 	SOFTIW_WR_LOCAL_INV,	/* local invalidate of @inv_stag */
 	SOFTIW_WR_REG_MR,	/* fast register (kernel ULPs) */
+	SOFTIW_WR_BIND_MW,	/* bind a memory window (user rings) */
 };
 
 #define SOFTIW_WQE_SIGNALED	0x01
@@ -102,6 +104,7 @@ struct softiw_wqe {
 	struct ib_mr *reg_mr;	/* REG_MR */
 	u32 reg_key;
 	int reg_access;
+	struct softiw_mw_bind bind;	/* BIND_MW */
 	struct softiw_sge sge[SOFTIW_MAX_SGE];
 	u8 inline_data[SOFTIW_MAX_INLINE];
 };
@@ -201,6 +204,8 @@ struct softiw_qp {
 	struct ib_qp ibqp;
 	struct softiw_device *sdev;
 	struct softiw_ucontext *uctx;	/* charged to (rm.c), or NULL */
+	/* unique for the device's life: names the QP a type 2 MW is bound to */
+	u64 serial;
 	/* this QP's takes in its SRQ's fair-share window (srq.c), rq.lock */
 	u32 srq_win_gen;
 	u32 srq_win_takes;

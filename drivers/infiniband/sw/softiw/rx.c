@@ -174,7 +174,7 @@ static int rx_stag_lookup(void *ctx, u32 stag,
 		return -ENOENT;
 	/* The stream's PD is 0 in the validator's eyes; any other is 1. */
 	info->pd = mem->pd == qp->pd ? 0 : 1;
-	info->qp = SOFTIW_DDP_ANY_QP;
+	info->qp = softiw_mem_stream_qp(mem, qp);
 	info->access = 0;
 	if (rx->h.opcode == SOFTIW_RDMAP_READ_RESP) {
 		struct softiw_wqe *wqe = rx->rresp_wqe;
@@ -186,15 +186,18 @@ static int rx_stag_lookup(void *ctx, u32 stag,
 		}
 		info->base = wqe->sge[0].addr;
 		info->len = wqe->sge[0].length;
-		if (!softiw_mem_check(mem, qp->pd, info->base, info->len,
+		if (!softiw_mem_check(mem, qp, info->base, info->len,
 				      IB_ACCESS_LOCAL_WRITE))
 			info->access = SOFTIW_DDP_ACCESS_REMOTE_WRITE;
 	} else {
-		info->base = mem->iova;
-		info->len = mem->len;
-		if (mem->access & IB_ACCESS_REMOTE_WRITE)
+		int access = READ_ONCE(mem->access);
+
+		/* lockless, for the Terminate; placement checks again */
+		info->base = READ_ONCE(mem->iova);
+		info->len = READ_ONCE(mem->len);
+		if (access & IB_ACCESS_REMOTE_WRITE)
 			info->access |= SOFTIW_DDP_ACCESS_REMOTE_WRITE;
-		if (mem->access & IB_ACCESS_REMOTE_READ)
+		if (access & IB_ACCESS_REMOTE_READ)
 			info->access |= SOFTIW_DDP_ACCESS_REMOTE_READ;
 	}
 	softiw_mem_put(mem);
@@ -386,7 +389,10 @@ static u32 rx_hdr(struct softiw_qp *qp, const struct sk_buff *skb, int off,
 	}
 }
 
-/* Place into the tagged target: the region is re-checked for each copy. */
+/*
+ * Place into the tagged target: the STag is checked again under its lock
+ * for each copy, so a revocation that has returned stops placement.
+ */
 static int rx_place_mem(struct softiw_qp *qp, const struct sk_buff *skb,
 			int off, u32 n)
 {
@@ -398,10 +404,8 @@ static int rx_place_mem(struct softiw_qp *qp, const struct sk_buff *skb,
 
 	if (!mem)
 		return -ENOENT;
-	ret = softiw_mem_check(mem, qp->pd, rx->addr, n, access);
-	if (!ret)
-		ret = softiw_mem_copy_in_skb(mem, rx->addr, skb, off, n,
-					     rx_crc_live(rx) ? &rx->crc : NULL);
+	ret = softiw_mem_copy_in_skb(mem, qp, access, rx->addr, skb, off, n,
+				     rx_crc_live(rx) ? &rx->crc : NULL);
 	softiw_mem_put(mem);
 	if (!ret)
 		rx->addr += n;
@@ -431,11 +435,9 @@ static int rx_place_rqe(struct softiw_qp *qp, const struct sk_buff *skb,
 	mem = softiw_mem_get(qp->sdev, sge->lkey);
 	if (!mem)
 		return -ENOENT;
-	ret = softiw_mem_check(mem, qp->pd, sge->addr + o, n,
-			       IB_ACCESS_LOCAL_WRITE);
-	if (!ret)
-		ret = softiw_mem_copy_in_skb(mem, sge->addr + o, skb, off, n,
-					     rx_crc_live(rx) ? &rx->crc : NULL);
+	ret = softiw_mem_copy_in_skb(mem, qp, IB_ACCESS_LOCAL_WRITE,
+				     sge->addr + o, skb, off, n,
+				     rx_crc_live(rx) ? &rx->crc : NULL);
 	softiw_mem_put(mem);
 	if (ret)
 		return ret;
@@ -529,8 +531,7 @@ static void rx_read_resp_done(struct softiw_qp *qp)
 			u32 stag = wqe->num_sge ? wqe->sge[0].lkey :
 						  wqe->inv_stag;
 
-			if (softiw_mem_invalidate(qp->sdev, stag, qp->pd,
-						  false)) {
+			if (softiw_mem_invalidate(qp->sdev, stag, qp)) {
 				ibdev_dbg(&qp->sdev->ibdev,
 					  "qp %u: Read with Invalidate of %#x refused\n",
 					  qp->ibqp.qp_num, stag);
@@ -560,7 +561,7 @@ static u32 rx_send_done(struct softiw_qp *qp)
 	u32 byte_len = h->ddp.mo + (rx->ulpdu_len - SOFTIW_DDP_UNTAGGED_HDR_LEN);
 
 	rx->msn_expect[SOFTIW_RDMAP_QN_SEND]++;
-	if (inv && softiw_mem_invalidate(qp->sdev, h->inval_stag, qp->pd, true))
+	if (inv && softiw_mem_invalidate(qp->sdev, h->inval_stag, qp))
 		return SOFTIW_RDMAP_ERR_INV_OP;
 	if (rx->have_rqe) {
 		rx->have_rqe = false;

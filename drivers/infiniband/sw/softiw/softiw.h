@@ -46,6 +46,7 @@
  * @qp_xa: QP number -> struct softiw_qp (qp.c); lookups take the xa_lock
  *	with interrupts off, so every writer uses the _irq variants
  * @qp_next: cyclic allocation cursor for @qp_xa
+ * @qp_serial: last softiw_qp.serial handed out (never reused)
  * @stats: counters of refused operations (stats.h)
  */
 struct softiw_device {
@@ -61,6 +62,7 @@ struct softiw_device {
 	u32 stag_recent_pos;
 	struct xarray qp_xa;
 	u32 qp_next;
+	atomic64_t qp_serial;
 	atomic64_t stats[SOFTIW_NR_STATS];
 };
 

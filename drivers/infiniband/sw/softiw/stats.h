@@ -25,6 +25,7 @@ enum softiw_stat {
 	SOFTIW_STAT_MPA_REJECTS,	/* malformed or refused MPA frames */
 	SOFTIW_STAT_RES_REFUSED,	/* allocations over a limit (rm.c) */
 	SOFTIW_STAT_SRQ_FLOOD,		/* streams cut off for flooding an SRQ */
+	SOFTIW_STAT_MW_BIND_REFUSED,	/* Bind Memory Window requests refused */
 	SOFTIW_NR_STATS
 };
 

@@ -214,6 +214,7 @@ static int tx_gather(struct softiw_qp *qp, struct softiw_wqe *wqe, u32 off,
 		     u8 *dst, u32 len)
 {
 	u32 i;
+	int ret;
 
 	if (wqe->flags & SOFTIW_WQE_INLINE) {
 		if (off > sizeof(wqe->inline_data) ||
@@ -235,13 +236,11 @@ static int tx_gather(struct softiw_qp *qp, struct softiw_wqe *wqe, u32 off,
 		mem = softiw_mem_get(qp->sdev, sge->lkey);
 		if (!mem)
 			return -ENOENT;
-		if (softiw_mem_check(mem, qp->pd, sge->addr + off, n,
-				     SOFTIW_ACCESS_LOCAL_READ)) {
-			softiw_mem_put(mem);
-			return -EACCES;
-		}
-		softiw_mem_copy_out(mem, sge->addr + off, dst, n);
+		ret = softiw_mem_copy_out(mem, qp, SOFTIW_ACCESS_LOCAL_READ,
+					  sge->addr + off, dst, n);
 		softiw_mem_put(mem);
+		if (ret)
+			return -EACCES;
 		dst += n;
 		len -= n;
 		off = 0;
@@ -276,7 +275,7 @@ static int tx_check_sges(struct softiw_qp *qp, struct softiw_wqe *wqe,
 				  qp->ibqp.qp_num, sge->lkey);
 			return -ENOENT;
 		}
-		ret = softiw_mem_check(mem, qp->pd, sge->addr, sge->length,
+		ret = softiw_mem_check(mem, qp, sge->addr, sge->length,
 				       access);
 		softiw_mem_put(mem);
 		if (ret) {
@@ -331,7 +330,7 @@ static int tx_reg_mr(struct softiw_qp *qp, struct softiw_wqe *wqe)
 	 * softiw_mem_check() use READ_ONCE); @valid goes last, so a lookup
 	 * that sees it also sees the new range and rights.
 	 */
-	spin_lock_irqsave(&mem->lock, flags);
+	write_lock_irqsave(&mem->lock, flags);
 	WRITE_ONCE(mem->access, wqe->reg_access);
 	WRITE_ONCE(mem->iova, mem->ibmr.iova);
 	WRITE_ONCE(mem->len, mem->ibmr.length);
@@ -340,7 +339,7 @@ static int tx_reg_mr(struct softiw_qp *qp, struct softiw_wqe *wqe)
 	WRITE_ONCE(mem->stag, wqe->reg_key);
 	smp_wmb();	/* range and rights before @valid, see above */
 	WRITE_ONCE(mem->valid, true);
-	spin_unlock_irqrestore(&mem->lock, flags);
+	write_unlock_irqrestore(&mem->lock, flags);
 	return 0;
 }
 
@@ -480,12 +479,9 @@ static bool tx_next_segment(struct softiw_qp *qp, bool *done, int *err)
 		struct softiw_mem *mem;
 
 		mem = softiw_mem_get(qp->sdev, tx->rresp.src_stag);
-		*err = mem ? softiw_mem_check(mem, qp->pd,
-					      tx->rresp.src_to + off, plen,
-					      IB_ACCESS_REMOTE_READ) : -ENOENT;
-		if (!*err)
-			softiw_mem_copy_out(mem, tx->rresp.src_to + off,
-					    ulpdu + hlen, plen);
+		*err = mem ? softiw_mem_copy_out(mem, qp, IB_ACCESS_REMOTE_READ,
+						 tx->rresp.src_to + off,
+						 ulpdu + hlen, plen) : -ENOENT;
 		if (mem)
 			softiw_mem_put(mem);
 	}
@@ -525,7 +521,7 @@ static bool tx_rresp_start(struct softiw_qp *qp)
 		struct softiw_mem *mem = softiw_mem_get(qp->sdev,
 							tx->rresp.src_stag);
 
-		err = mem ? softiw_mem_check(mem, qp->pd, tx->rresp.src_to,
+		err = mem ? softiw_mem_check(mem, qp, tx->rresp.src_to,
 					     tx->rresp.len,
 					     IB_ACCESS_REMOTE_READ) : -ENOENT;
 		if (mem)
@@ -594,8 +590,7 @@ static bool tx_wqe_start(struct softiw_qp *qp, struct softiw_wqe *wqe)
 			softiw_qp_error(qp, IB_EVENT_QP_FATAL);
 		return false;
 	case SOFTIW_WR_LOCAL_INV:
-		ret = softiw_mem_invalidate(qp->sdev, wqe->inv_stag, qp->pd,
-					    false);
+		ret = softiw_mem_invalidate(qp->sdev, wqe->inv_stag, qp);
 		if (ret && tx->nr_pend)
 			return false;	/* fails after those staged ahead */
 		tx->wqe = NULL;
@@ -610,6 +605,22 @@ static bool tx_wqe_start(struct softiw_qp *qp, struct softiw_wqe *wqe)
 			return false;	/* fails after those staged ahead */
 		tx->wqe = NULL;
 		softiw_sq_done(qp, wqe, ret ? IB_WC_LOC_PROT_ERR :
+				       IB_WC_SUCCESS);
+		if (ret)
+			softiw_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
+		return false;
+	case SOFTIW_WR_BIND_MW:
+		ret = softiw_mw_bind(qp, &wqe->bind);
+		if (ret && tx->nr_pend)
+			return false;	/* fails after those staged ahead */
+		tx->wqe = NULL;
+		if (ret) {
+			ibdev_dbg(&qp->sdev->ibdev,
+				  "qp %u: bind of MW %#x refused: %d\n",
+				  qp->ibqp.qp_num, wqe->bind.mw_stag, ret);
+			softiw_stat_inc(qp->sdev, SOFTIW_STAT_MW_BIND_REFUSED);
+		}
+		softiw_sq_done(qp, wqe, ret ? IB_WC_MW_BIND_ERR :
 				       IB_WC_SUCCESS);
 		if (ret)
 			softiw_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);

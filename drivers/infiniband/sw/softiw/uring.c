@@ -176,8 +176,18 @@ static u8 wqe_from_sqe(struct softiw_qp *qp, struct softiw_wqe *wqe,
 		wqe->opcode = SOFTIW_WR_LOCAL_INV;
 		wqe->inv_stag = s->inv_stag;
 		return 0;
+	case SOFTIW_SQE_BIND_MW:
+		/* every field is checked by softiw_mw_bind() at execution */
+		if (s->bind.access > INT_MAX)
+			return IB_WC_LOC_QP_OP_ERR;
+		wqe->opcode = SOFTIW_WR_BIND_MW;
+		wqe->bind.mw_stag = s->bind.mw_stag;
+		wqe->bind.mr_lkey = s->bind.mr_lkey;
+		wqe->bind.addr = s->bind.addr;
+		wqe->bind.length = s->bind.length;
+		wqe->bind.access = s->bind.access;
+		return 0;
 	default:
-		/* memory windows are not implemented: BIND_MW too */
 		return IB_WC_LOC_QP_OP_ERR;
 	}
 

@@ -52,6 +52,8 @@ static void softiw_device_attr_fill(struct softiw_device *sdev,
 	attr->max_cq = softiw_rm_dev_limit(SOFTIW_RES_CQ);
 	attr->max_cqe = SOFTIW_MAX_CQE;
 	attr->max_mr = softiw_rm_dev_limit(SOFTIW_RES_MR);
+	/* windows take STags from the same budget as regions */
+	attr->max_mw = softiw_rm_dev_limit(SOFTIW_RES_MR);
 	attr->max_mr_size = U64_MAX;
 	attr->page_size_cap = PAGE_SIZE;
 	attr->max_qp_rd_atom = SOFTIW_MAX_IRD;
@@ -61,7 +63,9 @@ static void softiw_device_attr_fill(struct softiw_device *sdev,
 	attr->max_srq_wr = SOFTIW_MAX_SRQ_WR;
 	attr->max_srq_sge = SOFTIW_MAX_SGE;
 	attr->max_fast_reg_page_list_len = SOFTIW_MAX_FRMR_PAGES;
-	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
+	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	/* rdma link delete may remove a softiw device */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 }
@@ -225,6 +229,8 @@ const struct ib_device_ops softiw_verbs_ops = {
 	.alloc_mr = softiw_alloc_mr,
 	.map_mr_sg = softiw_map_mr_sg,
 	.dereg_mr = softiw_dereg_mr,
+	.alloc_mw = softiw_alloc_mw,
+	.dealloc_mw = softiw_dealloc_mw,
 
 	/* the iw_cm connection ops are cm.c's (softiw_cm_ops) */
 	.iw_get_qp = softiw_iw_get_qp,
@@ -236,4 +242,5 @@ const struct ib_device_ops softiw_verbs_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_cq, softiw_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_qp, softiw_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, softiw_srq, ibsrq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, softiw_mw, ibmw),
 };
