@@ -5,7 +5,8 @@
 # SEND/RECV with 1 and max SGEs, zero-length and inline operations,
 # unsignaled and solicited completions, CQ notification, RDMA WRITE/READ
 # at exact offsets with guard octets, ORD queueing, limits refused at post
-# and at create, access-rights errors, flushing, CQ overflow and SRQs.
+# and at create, access-rights errors, flushing, CQ overflow, an event
+# storm (one async event per object) and SRQs.
 # Each case makes its own rdma_cm connection over loopback on sw0:
 #
 #   +---------- ns0 ----------+

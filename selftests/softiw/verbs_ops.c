@@ -872,6 +872,59 @@ TEST(cq_overflow)
 	env_close(&e);
 }
 
+/*
+ * RFC 5042 6.4.3: a peer cannot flood the asynchronous event path.  A
+ * burst of 40 bad Writes and then 20 more after the QPs failed, on a CQ
+ * of 4, give one event per object: the two QPs' once each, the CQ's
+ * once, nothing more.
+ */
+TEST(event_storm)
+{
+	struct env_opts o = { .scq_cqe = 4 };
+	struct pollfd pfd = { .events = POLLIN };
+	struct ibv_async_event ev;
+	int i, n_qp = 0, n_cq = 0, n_other = 0, round;
+	struct env e;
+
+	env_open(_metadata, &e, &o);
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < (round ? 20 : 40); i++) {
+			struct ibv_sge s = sge_of(&e.c, 64 * i, 64);
+
+			/* a bad rkey; signaled, so the small CQ overflows */
+			ASSERT_EQ(0, post_op(e.cid[0]->qp, IBV_WR_RDMA_WRITE,
+					     i, &s, 1, IBV_SEND_SIGNALED,
+					     (uintptr_t)e.s.buf,
+					     e.s.mr->rkey ^ 0x100));
+		}
+		if (!round)
+			wait_qp_err(_metadata, e.sid[0]->qp, "responder");
+	}
+	/* collect until quiet: the bound is on the total, not a rate */
+	pfd.fd = e.ctx->async_fd;
+	while (poll(&pfd, 1, 3 * QUIET_MS) > 0) {
+		if (ibv_get_async_event(e.ctx, &ev))
+			continue;
+		ibv_ack_async_event(&ev);
+		if (ev.event_type == IBV_EVENT_CQ_ERR)
+			n_cq++;
+		else if ((ev.event_type == IBV_EVENT_QP_FATAL ||
+			  ev.event_type == IBV_EVENT_QP_ACCESS_ERR ||
+			  ev.event_type == IBV_EVENT_QP_REQ_ERR) &&
+			 (ev.element.qp == e.cid[0]->qp ||
+			  ev.element.qp == e.sid[0]->qp))
+			n_qp++;
+		else
+			n_other++;
+	}
+	TH_LOG("events: %d QP, %d CQ, %d other", n_qp, n_cq, n_other);
+	ASSERT_EQ(2, n_qp) TH_LOG("want one per QP");
+	ASSERT_EQ(1, n_cq) TH_LOG("want one for the overflowing CQ");
+	ASSERT_EQ(0, n_other);
+	ASSERT_EQ(-1, diff_byte(e.s.buf, BUF_LEN, FILL));
+	env_close(&e);
+}
+
 /* ---- SRQ ---- */
 
 TEST(srq_two_qps)
