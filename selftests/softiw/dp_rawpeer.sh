@@ -97,6 +97,7 @@ done
 
 CONSUMED_STATUS=
 case_err unknown-stag "1 1 0"
+case_err wrong-key "1 1 0"
 case_err bounds "1 1 1"
 case_err wrong-pd "1 1 2"
 # A user buffer cannot reach 2^64, so a wrapping TO is out of bounds
@@ -127,7 +128,7 @@ case_err read "0 1 2" -a w
 # Every refusal was counted (rdma statistic, stats.c) on the victim's device.
 stat() { rdma_counter sw1 "$1"; }
 stats=$(rdma statistic show link sw1/1)
-for want in "terminate_sent 19" "remote_access_errors 9" \
+for want in "terminate_sent 20" "remote_access_errors 10" \
 	"remote_invalid_requests 8" "llp_errors 2" "mpa_crc_errors 1"; do
 	n=${want% *} min=${want#* }
 	got=$(stat "$n")

@@ -23,6 +23,7 @@ bin=${VERBS_OPS:-$(dirname "$0")/../../build/selftests/verbs_ops}
 dp_setup
 dmesg_mark
 f0=$(rdma_counter sw0 srq_flood_refused)
+c0=$(rdma_counter sw0 cq_flood_refused)
 # shellcheck disable=SC2086
 ip netns exec ns0 env VERBS_ADDR=$DP_A timeout 280 "$bin" $VERBS_OPS_ARGS
 rc=$?
@@ -31,5 +32,8 @@ rc=$?
 if [ -z "$VERBS_OPS_ARGS" ]; then
 	f1=$(rdma_counter sw0 srq_flood_refused)
 	check_eq "$f1" "$((f0 + 1))" "srq_flood_refused after the run ($f0 before)"
+	# cq_flood_fair_share cuts off exactly one stream too
+	c1=$(rdma_counter sw0 cq_flood_refused)
+	check_eq "$c1" "$((c0 + 1))" "cq_flood_refused after the run ($c0 before)"
 fi
 exit 0

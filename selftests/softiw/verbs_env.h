@@ -62,6 +62,7 @@ struct env {
 
 struct env_opts {
 	int scq_cqe;			/* client send CQ depth (0: default) */
+	int s_rcq_cqe;			/* server receive CQ depth (0: default) */
 	int srq_wr;			/* server SRQ depth (0: no SRQ) */
 	int nconn;
 };
@@ -145,7 +146,7 @@ static void want_ev(struct __test_metadata *_metadata, struct env *e,
 }
 
 static void end_open(struct __test_metadata *_metadata, struct env *e,
-		     struct end *x, int scq_cqe)
+		     struct end *x, int scq_cqe, int rcq_cqe)
 {
 	x->pd = ibv_alloc_pd(e->ctx);
 	ASSERT_NE(NULL, x->pd);
@@ -154,7 +155,8 @@ static void end_open(struct __test_metadata *_metadata, struct env *e,
 	ASSERT_NE(NULL, x->sch);
 	ASSERT_NE(NULL, x->rch);
 	x->scq = ibv_create_cq(e->ctx, scq_cqe ? scq_cqe : 256, NULL, x->sch, 0);
-	x->rcq = ibv_create_cq(e->ctx, 256, NULL, x->rch, 0);
+	x->rcq = ibv_create_cq(e->ctx, rcq_cqe ? rcq_cqe : 256, NULL, x->rch,
+			       0);
 	ASSERT_NE(NULL, x->scq);
 	ASSERT_NE(NULL, x->rcq);
 	x->buf = aligned_alloc(4096, BUF_LEN);
@@ -255,8 +257,8 @@ static void env_open(struct __test_metadata *_metadata, struct env *e,
 	ASSERT_EQ(0, ibv_query_port(e->ctx, 1, &e->pattr));
 	fl = fcntl(e->ctx->async_fd, F_GETFL);
 	ASSERT_EQ(0, fcntl(e->ctx->async_fd, F_SETFL, fl | O_NONBLOCK));
-	end_open(_metadata, e, &e->c, o ? o->scq_cqe : 0);
-	end_open(_metadata, e, &e->s, 0);
+	end_open(_metadata, e, &e->c, o ? o->scq_cqe : 0, 0);
+	end_open(_metadata, e, &e->s, 0, o ? o->s_rcq_cqe : 0);
 	if (o && o->srq_wr) {
 		struct ibv_srq_init_attr sa = {
 			.attr = { .max_wr = o->srq_wr, .max_sge = 1 },

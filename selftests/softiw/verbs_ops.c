@@ -1057,6 +1057,91 @@ TEST(srq_flood_fair_share)
 	env_close(&e);
 }
 
+/*
+ * RFC 5042 6.4.3: a stream flooding a receive CQ it shares with another
+ * stream is cut off before the CQ overflows.  The server's two QPs share
+ * a receive CQ of D entries; connection 0 sends one-octet messages into
+ * D - D/4 + 8 posted receives and nobody polls.  From an empty CQ the
+ * window opens at D/4 and stream 0 is alone in it, so it is refused when
+ * the CQ is three quarters full: exactly D - D/4 are received, its
+ * other 8 receives are flushed, and stream 1's messages still fit: no
+ * CQ error, everything in order.
+ */
+TEST(cq_flood_fair_share)
+{
+	struct env_opts o = { .nconn = 2, .s_rcq_cqe = 64 };
+	struct ibv_async_event ev;
+	struct pollfd pfd = { .events = POLLIN };
+	int d, want, posted, i, ok0 = 0, fl0 = 0, ok1 = 0;
+	struct ibv_sge s;
+	struct ibv_wc wc;
+	struct env e;
+
+	env_open(_metadata, &e, &o);
+	d = e.s.rcq->cqe;
+	ASSERT_GE(d, 64);
+	want = d - d / 4;
+	posted = want + 8;
+	ASSERT_LE(posted, RQ_DEPTH) TH_LOG("CQ of %d is deeper than asked", d);
+	for (i = 0; i < posted; i++) {
+		struct ibv_sge r = sge_of(&e.s, 64 * i, 64);
+
+		ASSERT_EQ(0, post_recv1(e.sid[0]->qp, 1000 + i, &r, 1));
+	}
+	for (i = 0; i < 4; i++) {
+		struct ibv_sge r = sge_of(&e.s, BUF_LEN / 2 + 64 * i, 64);
+
+		ASSERT_EQ(0, post_recv1(e.sid[1]->qp, 2000 + i, &r, 1));
+	}
+	s = sge_of(&e.c, 0, 1);
+	for (i = 0; i < posted; i++)
+		ASSERT_EQ(0, post_op(e.cid[0]->qp, IBV_WR_SEND, i, &s, 1, 0,
+				     0, 0));
+	wait_qp_err(_metadata, e.sid[0]->qp, "flooding server");
+	fill_pat(e.c.buf + 4096, 32, 6);
+	s = sge_of(&e.c, 4096, 32);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, post_op(e.cid[1]->qp, IBV_WR_SEND, 100 + i, &s, 1,
+				     0, 0, 0));
+	/* all of it fits: posted + 4 <= d */
+	for (i = 0; i < posted + 4; i++) {
+		poll_n(_metadata, e.s.rcq, 1, &wc);
+		if (wc.qp_num == e.sid[0]->qp->qp_num) {
+			ASSERT_EQ(1000 + ok0 + fl0, wc.wr_id) {
+				TH_LOG("stream 0 out of order");
+			}
+			if (wc.status == IBV_WC_SUCCESS) {
+				ASSERT_EQ(0, fl0) TH_LOG("success after a flush");
+				ok0++;
+			} else {
+				ASSERT_EQ(IBV_WC_WR_FLUSH_ERR, wc.status);
+				fl0++;
+			}
+		} else {
+			ASSERT_EQ(e.sid[1]->qp->qp_num, wc.qp_num);
+			ASSERT_EQ(IBV_WC_SUCCESS, wc.status);
+			ASSERT_EQ(2000 + ok1, wc.wr_id);
+			ASSERT_EQ(32, wc.byte_len);
+			ok1++;
+		}
+	}
+	ASSERT_EQ(want, ok0) TH_LOG("stream 0 received %d, want %d", ok0, want);
+	ASSERT_EQ(8, fl0);
+	ASSERT_EQ(4, ok1);
+	ASSERT_EQ(-1, diff_mem(e.s.buf + BUF_LEN / 2 + 64 * 3, e.c.buf + 4096,
+			       32));
+	ASSERT_EQ(IBV_QPS_RTS, qp_state(e.sid[1]->qp));
+	/* no CQ error for anyone */
+	pfd.fd = e.ctx->async_fd;
+	while (poll(&pfd, 1, QUIET_MS) > 0) {
+		if (ibv_get_async_event(e.ctx, &ev))
+			continue;
+		ibv_ack_async_event(&ev);
+		ASSERT_NE(IBV_EVENT_CQ_ERR, ev.event_type);
+	}
+	env_close(&e);
+}
+
 TEST(srq_limit_event)
 {
 	struct env_opts o = { .srq_wr = 16, .nconn = 1 };

@@ -31,7 +31,8 @@ struct rp_seg {
 };
 
 static const char *const rp_cases[] = {
-	"write", "send", "read", "unknown-stag", "bounds", "wrong-pd",
+	"write", "send", "read", "unknown-stag", "wrong-key", "bounds",
+	"wrong-pd",
 	"to-wrap", "bad-ddp-ver", "bad-ddp-ver-untagged", "bad-qn",
 	"msn-nobuf", "msn-range", "bad-mo", "too-long", "bad-opcode",
 	"bad-rdmap-ver", "read-bad-stag", "read-bounds", "crc-error",
@@ -64,6 +65,9 @@ static int case_setup(struct rp_conn *c, const char *name,
 	} else if (!strcmp(name, "unknown-stag")) {
 		/* A different STag index: never allocated by the victim. */
 		s->stag = o->stag ^ 0x7fff0000u;
+	} else if (!strcmp(name, "wrong-key")) {
+		/* The right index, a guessed key: as good as no STag. */
+		s->stag = (o->stag & ~0xffu) | ((o->stag + 1) & 0xffu);
 	} else if (!strcmp(name, "bounds")) {
 		s->to = o->to + o->len - s->len / 2;
 	} else if (!strcmp(name, "wrong-pd")) {

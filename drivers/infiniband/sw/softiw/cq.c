@@ -45,6 +45,42 @@ static void cq_error_event(struct softiw_cq *cq)
 		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
 }
 
+/*
+ * The window (softiw_rm_share_take()) opens whenever the CQ is no more
+ * than a quarter full; once it is three quarters full, a QP over its
+ * share of the receive completions since then is refused.  CQs of fewer
+ * than SOFTIW_CQ_SHARE_MIN entries are left alone: a ULP that shares so
+ * small a CQ polls it closely, and a few completions are no flood.  A
+ * garbage consumer index of a process makes its CQ look full: that costs
+ * only the process's own streams.
+ */
+#define SOFTIW_CQ_SHARE_MIN	16
+
+bool softiw_cq_rq_take(struct softiw_cq *cq, struct softiw_qp *qp)
+{
+	u32 depth = cq->ibcq.cqe, used, qp_takes, win_takes;
+	unsigned long flags;
+	bool refused;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	used = min(cq->head - cq_tail(cq), depth);
+	refused = softiw_rm_share_take(&cq->win, &qp->rcq_mark,
+				       atomic_read(&cq->rq_users), depth,
+				       used <= depth / 4,
+				       depth >= SOFTIW_CQ_SHARE_MIN &&
+				       used >= depth - depth / 4);
+	qp_takes = qp->rcq_mark.takes;
+	win_takes = cq->win.takes;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	if (refused) {
+		softiw_stat_inc(qp->sdev, SOFTIW_STAT_CQ_FLOOD);
+		ibdev_dbg(&qp->sdev->ibdev,
+			  "qp %u: refused a receive: %u of %u receive completions since the CQ was a quarter full\n",
+			  qp->ibqp.qp_num, qp_takes, win_takes);
+	}
+	return refused;
+}
+
 int softiw_cq_add(struct softiw_cq *cq, const struct softiw_cqe *cqe,
 		  bool solicited, bool *notify)
 {
@@ -157,6 +193,9 @@ int softiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->tail = 0;
 	cq->notify = 0;
 	cq->overflow = false;
+	atomic_set(&cq->rq_users, 0);
+	cq->win.gen = 0;
+	cq->win.takes = 0;
 	ibcq->cqe = attr->cqe;
 	return 0;
 

@@ -22,6 +22,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/softiw-abi.h>
 
+#include "rm.h"
 #include "uring.h"
 
 /**
@@ -35,6 +36,8 @@
  * @ring: a user CQ's mapped ring (@queue is its entries), else unused
  * @notify: armed notification: 0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP
  * @overflow: an entry was dropped; the CQ is in error
+ * @rq_users: QPs that have this CQ as their receive CQ
+ * @win: fair-share window of receive completions (softiw_cq_rq_take())
  */
 struct softiw_cq {
 	struct ib_cq ibcq;
@@ -45,6 +48,8 @@ struct softiw_cq {
 	u32 tail;
 	u32 notify;
 	bool overflow;
+	atomic_t rq_users;
+	struct softiw_share_win win;
 	struct softiw_uring ring;
 	struct softiw_ucontext *uctx;	/* charged to (rm.c), or NULL */
 };
@@ -71,6 +76,16 @@ int softiw_cq_push(struct softiw_cq *cq, const struct softiw_cqe *cqe,
 int softiw_cq_add(struct softiw_cq *cq, const struct softiw_cqe *cqe,
 		  bool solicited, bool *notify);
 void softiw_cq_notify(struct softiw_cq *cq);
+
+/*
+ * softiw_cq_rq_take() - @qp is about to take a receive buffer for an
+ * inbound message, whose completion will go to @cq, its receive CQ.
+ * RFC 5042 6.4.3: when QPs share the CQ, a stream that fills it with
+ * more than its share is refused (true; counted as cq_flood_refused),
+ * so the RX engine terminates that stream before the CQ overflows for
+ * everyone.  Any context.
+ */
+bool softiw_cq_rq_take(struct softiw_cq *cq, struct softiw_qp *qp);
 
 /* cq.c: the CQ verbs, for verbs.c (create_cq has the 6.12 signature) */
 int softiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

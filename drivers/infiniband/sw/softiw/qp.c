@@ -481,6 +481,8 @@ bool softiw_rq_take(struct softiw_qp *qp, struct softiw_rqe *rqe)
 	bool ok = false, ring_error = false;
 	unsigned long flags;
 
+	if (softiw_cq_rq_take(qp->rcq, qp))
+		return false;
 	if (qp->srq)
 		return softiw_srq_take(qp->srq, rqe, qp);
 	spin_lock_irqsave(&qp->rq.lock, flags);
@@ -671,6 +673,7 @@ int softiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		goto err_ird;
 	ibqp->qp_num = qpn;
 	qp->serial = atomic64_inc_return(&sdev->qp_serial);
+	atomic_inc(&qp->rcq->rq_users);
 
 	attr->cap.max_send_wr = qp->sq.max_wr;
 	attr->cap.max_recv_wr = qp->srq ? 0 : qp->rq.max_wr;
@@ -704,6 +707,7 @@ int softiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	softiw_cm_qp_destroy(qp);
 	softiw_txrx_detach(qp);
 	xa_erase_irq(&sdev->qp_xa, ibqp->qp_num);
+	atomic_dec(&qp->rcq->rq_users);
 
 	softiw_qp_put(qp);
 	wait_for_completion(&qp->released);

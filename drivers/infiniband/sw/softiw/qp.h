@@ -30,6 +30,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "mem.h"
+#include "rm.h"
 #include "txrx.h"
 #include "uring.h"
 
@@ -166,8 +167,7 @@ struct softiw_srq {
 	struct softiw_uring ring;	/* user SRQ: the process's ring */
 	struct softiw_ucontext *uctx;	/* charged to (rm.c), or NULL */
 	/* the fair-share window (srq.c), rq.lock */
-	u32 win_gen;
-	u32 win_takes;
+	struct softiw_share_win win;
 };
 
 /**
@@ -207,8 +207,9 @@ struct softiw_qp {
 	/* unique for the device's life: names the QP a type 2 MW is bound to */
 	u64 serial;
 	/* this QP's takes in its SRQ's fair-share window (srq.c), rq.lock */
-	u32 srq_win_gen;
-	u32 srq_win_takes;
+	struct softiw_share_mark srq_mark;
+	/* ... and in its receive CQ's (cq.c), the CQ's lock */
+	struct softiw_share_mark rcq_mark;
 	struct kref ref;
 	struct completion released;
 	spinlock_t state_lock;	/* guards @state */

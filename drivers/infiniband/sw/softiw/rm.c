@@ -10,6 +10,10 @@
  * give one process a quarter of the device, so that no single process
  * can exhaust a resource for the others; raise ctx_max_* for a machine
  * with one big user.
+ *
+ * It also holds the fair-share rule (softiw_rm_share_take()) by which
+ * srq.c and cq.c keep one remote stream from draining what several
+ * share; the caller's lock serialises it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -143,4 +147,24 @@ void softiw_rm_check_empty(struct softiw_device *sdev)
 		WARN(atomic_read(&sdev->rm.used[i]), "%s: %d %s still charged\n",
 		     dev_name(&sdev->ibdev.dev), atomic_read(&sdev->rm.used[i]),
 		     softiw_rm_limits[i].name);
+}
+
+bool softiw_rm_share_take(struct softiw_share_win *w,
+			  struct softiw_share_mark *m, u32 users, u32 depth,
+			  bool plenty, bool scarce)
+{
+	if (plenty) {
+		w->gen++;
+		w->takes = 0;
+	}
+	if (m->gen != w->gen) {
+		m->gen = w->gen;
+		m->takes = 0;
+	}
+	if (users > 1 && scarce && m->takes > depth / 8 &&
+	    (u64)m->takes * users * 2 > (u64)w->takes * 3)
+		return true;
+	w->takes++;
+	m->takes++;
+	return false;
 }

@@ -14,8 +14,13 @@
  * (ib_umem_get()), and every uverbs object also by the rdma cgroup
  * controller (ib_core charges it before calling us).
  *
+ * The fair share of resources several streams draw on (an SRQ's
+ * buffers, a shared CQ's entries) is decided here too, see
+ * softiw_rm_share_take().
+ *
  * Locking: none; the counters are atomic_t, charged with an add that is
- * undone when it went past the limit.
+ * undone when it went past the limit.  The fair-share windows live in
+ * the shared objects and are serialised by their locks.
  */
 #ifndef SOFTIW_RM_H
 #define SOFTIW_RM_H
@@ -56,5 +61,37 @@ void softiw_rm_uncharge(struct softiw_device *sdev,
 void softiw_rm_check_empty(struct softiw_device *sdev);
 /* The device limit of @res now (query_device reports it). */
 u32 softiw_rm_dev_limit(enum softiw_res res);
+
+/*
+ * Fair share of a resource several streams draw on (RFC 5042 6.4.3): an
+ * SRQ's receive buffers, a shared CQ's entries.  A window opens whenever
+ * the resource is plentiful again; within it the takes of all streams
+ * (struct softiw_share_win, in the shared object) and of each stream
+ * (struct softiw_share_mark, in its QP) are counted.  Once the resource
+ * is scarce, a stream that took more than 3/2 of its fair share of the
+ * window, and more than an eighth of @depth, is refused, so the rest is
+ * left to the others.  A lone stream starves no one and is never
+ * refused.  The caller serialises calls for one window (the object's
+ * lock).
+ */
+struct softiw_share_win {
+	u32 gen;
+	u32 takes;
+};
+
+struct softiw_share_mark {
+	u32 gen;
+	u32 takes;
+};
+
+/*
+ * softiw_rm_share_take() - one take by the stream of @m from the
+ * resource of @w, shared by @users streams, @depth deep.  @plenty: the
+ * resource is plentiful (a new window starts); @scarce: it is nearly
+ * gone.  True if the take is refused (nothing counted then).
+ */
+bool softiw_rm_share_take(struct softiw_share_win *w,
+			  struct softiw_share_mark *m, u32 users, u32 depth,
+			  bool plenty, bool scarce);
 
 #endif /* SOFTIW_RM_H */

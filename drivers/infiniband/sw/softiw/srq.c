@@ -177,37 +177,20 @@ static void srq_limit_event(struct softiw_srq *srq)
 
 /*
  * RFC 5042 section 6.4.3.1: one stream must not consume the receive
- * buffers a shared receive queue holds for all of its streams.  A window
- * starts whenever the SRQ holds at least half its depth; within it each
- * QP's takes are counted.  Once the SRQ has fallen to a quarter of its
- * depth, a QP that took more than 3/2 of its fair share of the window
- * (and more than an eighth of the depth) is refused: it gets no buffer,
- * so the RX engine terminates its stream as for any receive without a
- * buffer, and the remaining quarter is left to the other streams.  A
- * single QP on the SRQ starves no one and is never refused.  rq.lock
- * held.
+ * buffers a shared receive queue holds for all of its streams.  The
+ * window (softiw_rm_share_take()) opens whenever the SRQ holds at least
+ * half its depth; once it has fallen to a quarter, a QP over its share
+ * is refused: it gets no buffer, so the RX engine terminates its stream
+ * as for any receive without a buffer.  rq.lock held.
  */
 static bool srq_flooding(struct softiw_srq *srq, struct softiw_qp *qp,
 			 u32 posted)
 {
-	u32 nqp = atomic_read(&srq->ibsrq.usecnt);
 	u32 depth = srq->rq.max_wr;
 
-	if (posted >= depth / 2) {
-		srq->win_gen++;
-		srq->win_takes = 0;
-	}
-	if (qp->srq_win_gen != srq->win_gen) {
-		qp->srq_win_gen = srq->win_gen;
-		qp->srq_win_takes = 0;
-	}
-	if (nqp > 1 && posted <= depth / 4 &&
-	    qp->srq_win_takes > depth / 8 &&
-	    (u64)qp->srq_win_takes * nqp * 2 > (u64)srq->win_takes * 3)
-		return true;
-	srq->win_takes++;
-	qp->srq_win_takes++;
-	return false;
+	return softiw_rm_share_take(&srq->win, &qp->srq_mark,
+				    atomic_read(&srq->ibsrq.usecnt), depth,
+				    posted >= depth / 2, posted <= depth / 4);
 }
 
 static u32 srq_posted(struct softiw_srq *srq)
@@ -229,8 +212,8 @@ bool softiw_srq_take(struct softiw_srq *srq, struct softiw_rqe *rqe,
 	posted = srq_posted(srq);
 	if (posted && srq_flooding(srq, qp, posted)) {
 		flood = true;
-		qp_takes = qp->srq_win_takes;
-		win_takes = srq->win_takes;
+		qp_takes = qp->srq_mark.takes;
+		win_takes = srq->win.takes;
 	} else if (srq->ring.ctrl) {
 		bad = softiw_srq_ingest_take(srq, rqe);
 		ok = bad > 0;

@@ -23,6 +23,7 @@ static const struct rdma_stat_desc softiw_stat_descs[SOFTIW_NR_STATS] = {
 	[SOFTIW_STAT_RES_REFUSED] = { .name = "res_refused" },
 	[SOFTIW_STAT_SRQ_FLOOD] = { .name = "srq_flood_refused" },
 	[SOFTIW_STAT_MW_BIND_REFUSED] = { .name = "mw_bind_refused" },
+	[SOFTIW_STAT_CQ_FLOOD] = { .name = "cq_flood_refused" },
 };
 
 void softiw_stat_inc(struct softiw_device *sdev, enum softiw_stat s)

@@ -26,6 +26,7 @@ enum softiw_stat {
 	SOFTIW_STAT_RES_REFUSED,	/* allocations over a limit (rm.c) */
 	SOFTIW_STAT_SRQ_FLOOD,		/* streams cut off for flooding an SRQ */
 	SOFTIW_STAT_MW_BIND_REFUSED,	/* Bind Memory Window requests refused */
+	SOFTIW_STAT_CQ_FLOOD,		/* streams cut off for flooding a CQ */
 	SOFTIW_NR_STATS
 };
 
