@@ -48,6 +48,18 @@ rdma_counter() {
 	rdma statistic show link "$1/1" 2>/dev/null | tr ' ' '\n' |
 		awk -v n="$2" 'prev == n { print; exit } { prev = $0 }'
 }
+# $AS_NOBODY CMD...: run CMD as an unprivileged user (nobody) that has
+# only what rdma-core's udev rules give everyone (uverbs and rdma_cm
+# device nodes 0666, done by nobody_prep) and an RLIMIT_MEMLOCK big enough
+# for its registrations, as an administrator would grant it.  A prefix,
+# so it can follow `ip netns exec NS`.
+AS_NOBODY="prlimit --memlock=unlimited:unlimited setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all"
+nobody_prep() {
+	for d in /dev/infiniband/uverbs* /dev/infiniband/rdma_cm; do
+		[ -c "$d" ] && chmod 0666 "$d"
+	done
+	return 0
+}
 # Kernel messages since dmesg_mark.
 dmesg_mark() { dmesg_base=$(dmesg | wc -l); }
 dmesg_new() { dmesg | tail -n +$((dmesg_base + 1)); }

@@ -7,7 +7,7 @@
 # as in dp_verbs.sh; it tries what an attacker would (past the window,
 # after an invalidation or a rebind, from the wrong QP, a window as an
 # lkey, binds the region does not allow) and races Writes against Local
-# Invalidate, dealloc and dereg.  Afterwards the binds the kernel refused
+# Invalidate, dealloc and dereg; once as root, once as nobody.  Afterwards the binds the kernel refused
 # are counted (mw_bind_refused) and the device holds no PD or MR of the
 # run, even of the case that exits with its windows bound.
 #
@@ -16,18 +16,27 @@
 . "$(dirname "$0")/dp_lib.sh"
 bin=${MW_OPS:-$(dirname "$0")/../../build/selftests/mw_ops}
 [ -x "$bin" ] || skip "mw_ops not built (make -C selftests/softiw)"
-dp_setup
+dp_setup setpriv prlimit
 b0=$(rdma_counter sw0 mw_bind_refused)
 [ -n "$b0" ] || fail "no mw_bind_refused counter on sw0"
 # shellcheck disable=SC2086
 ip netns exec ns0 env VERBS_ADDR=$DP_A timeout 280 "$bin" $MW_OPS_ARGS
 rc=$?
 [ $rc = 0 ] || fail "mw_ops exited $rc (124: timed out)"
+# again as an unprivileged process: windows need no privilege, and the
+# attacks fail the same way
+nobody_prep
+# shellcheck disable=SC2086
+ip netns exec ns0 $AS_NOBODY env RDMAV_DRIVERS="$RDMAV_DRIVERS" \
+	VERBS_ADDR=$DP_A timeout 280 "$bin" $MW_OPS_ARGS
+rc=$?
+[ $rc = 0 ] || fail "mw_ops as nobody exited $rc (124: timed out)"
 if [ -z "$MW_OPS_ARGS" ]; then
 	# bind_needs_mw_bind_right, bind_past_region,
-	# bind_write_on_read_only_region, bind_same_key, bind_type2_twice
+	# bind_write_on_read_only_region, bind_same_key, bind_type2_twice;
+	# twice
 	b1=$(rdma_counter sw0 mw_bind_refused)
-	check_eq "$b1" "$((b0 + 5))" "mw_bind_refused after the run ($b0 before)"
+	check_eq "$b1" "$((b0 + 10))" "mw_bind_refused after the runs ($b0 before)"
 fi
 res=$(rdma resource show 2>&1 | grep " sw0:")
 log "after the run: $res"

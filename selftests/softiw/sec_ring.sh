@@ -8,7 +8,8 @@
 # indices out of range, a garbage CQ consumer index and entries rewritten
 # while the kernel reads them.  Each case checks the error completion,
 # the QP in ERROR with its async event, the peer's memory and a second
-# connection that keeps working.  The kernel's log must stay clean; the
+# connection that keeps working.  It runs as root and again as nobody
+# (lib.sh AS_NOBODY).  The kernel's log must stay clean; the
 # VM runner checks it after every test.
 #
 #   +---------- ns0 ----------+
@@ -22,12 +23,19 @@
 . "$(dirname "$0")/dp_lib.sh"
 bin=$(dirname "$0")/../../build/selftests/ring_attack
 [ -x "$bin" ] || skip "ring_attack not built (make -C selftests/softiw)"
-dp_setup
+dp_setup setpriv prlimit
 dmesg_mark
 # shellcheck disable=SC2086
 ip netns exec ns0 env VERBS_ADDR=$DP_A timeout 280 "$bin" $RING_ATTACK_ARGS
 rc=$?
 [ $rc = 0 ] || fail "ring_attack exited $rc (124: timed out)"
+# again as an unprivileged process, the attacker RFC 5042 has in mind
+nobody_prep
+# shellcheck disable=SC2086
+ip netns exec ns0 $AS_NOBODY env RDMAV_DRIVERS="$RDMAV_DRIVERS" \
+	VERBS_ADDR=$DP_A timeout 280 "$bin" $RING_ATTACK_ARGS
+rc=$?
+[ $rc = 0 ] || fail "ring_attack as nobody exited $rc (124: timed out)"
 log_new=$(dmesg_new)
 for bad in BUG WARNING Oops "general protection" UBSAN KASAN; do
 	check_lacks "$log_new" "$bad" "kernel log while ring_attack ran"
