@@ -69,14 +69,14 @@ static struct ibv_mw *mw_new(struct __test_metadata *_metadata,
 	return mw;
 }
 
-/* The bind's completion on the server's send CQ, with @status. */
+/* The bind's completion on @qp's send CQ, with @status. */
 static void bind_done(struct __test_metadata *_metadata, struct env *e,
 		      struct ibv_qp *qp, uint64_t wr_id,
 		      enum ibv_wc_status status)
 {
 	struct ibv_wc wc;
 
-	poll_n(_metadata, e->s.scq, 1, &wc);
+	poll_n(_metadata, qp->send_cq, 1, &wc);
 	check_wc(_metadata, &wc, wr_id, status, IBV_WC_BIND_MW, qp);
 }
 
@@ -332,6 +332,18 @@ TEST_F(mw, bind_needs_mw_bind_right)
 	ASSERT_EQ(0, ibv_dealloc_mw(mw));
 }
 
+TEST_F(mw, bind_from_other_pd)
+{
+	struct env *e = &self->e;
+	struct ibv_mw *mw = mw_new(_metadata, e, IBV_MW_TYPE_1);
+
+	/* a QP of the client's PD binding the server's window */
+	bind1(_metadata, e, CQP(self, 0), mw, self->mr, WIN_OFF, WIN_LEN, RW,
+	      IBV_WC_MW_BIND_ERR);
+	wait_qp_err(_metadata, CQP(self, 0), "binder");
+	ASSERT_EQ(0, ibv_dealloc_mw(mw));
+}
+
 TEST_F(mw, bind_past_region)
 {
 	struct env *e = &self->e;
@@ -544,6 +556,24 @@ TEST_F(mw, dereg_refused_while_bound)
 	ASSERT_EQ(EBUSY, ibv_dereg_mr(self->mr));
 	/* the region is untouched by the refusal */
 	write_ok(_metadata, e, 0, WIN_ADDR(self), mw->rkey, 64, 11);
+	ASSERT_EQ(0, ibv_dealloc_mw(mw));
+	ASSERT_EQ(0, ibv_dereg_mr(self->mr));
+	self->mr = NULL;
+}
+
+TEST_F(mw, type2_outlives_its_qp)
+{
+	struct env *e = &self->e;
+	struct ibv_mw *mw = mw_new(_metadata, e, IBV_MW_TYPE_2);
+
+	bind2(_metadata, e, SQP(self, 1), mw, ibv_inc_rkey(mw->rkey),
+	      self->mr, WIN_OFF, WIN_LEN, RW, IBV_WC_SUCCESS);
+	/* its QP goes; the window stays bound to it and usable by no QP */
+	rdma_destroy_qp(e->sid[1]);
+	access_refused(_metadata, e, 0, IBV_WR_RDMA_WRITE, WIN_ADDR(self),
+		       mw->rkey, 64);
+	only_changed(_metadata, e, 0, 0);
+	ASSERT_EQ(EBUSY, ibv_dereg_mr(self->mr));
 	ASSERT_EQ(0, ibv_dealloc_mw(mw));
 	ASSERT_EQ(0, ibv_dereg_mr(self->mr));
 	self->mr = NULL;

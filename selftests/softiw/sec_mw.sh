@@ -32,11 +32,11 @@ ip netns exec ns0 $AS_NOBODY env RDMAV_DRIVERS="$RDMAV_DRIVERS" \
 rc=$?
 [ $rc = 0 ] || fail "mw_ops as nobody exited $rc (124: timed out)"
 if [ -z "$MW_OPS_ARGS" ]; then
-	# bind_needs_mw_bind_right, bind_past_region,
+	# bind_needs_mw_bind_right, bind_from_other_pd, bind_past_region,
 	# bind_write_on_read_only_region, bind_same_key, bind_type2_twice;
-	# twice
+	# once a run
 	b1=$(rdma_counter sw0 mw_bind_refused)
-	check_eq "$b1" "$((b0 + 10))" "mw_bind_refused after the runs ($b0 before)"
+	check_eq "$b1" "$((b0 + 12))" "mw_bind_refused after the runs ($b0 before)"
 fi
 res=$(rdma resource show 2>&1 | grep " sw0:")
 log "after the run: $res"
