@@ -117,6 +117,7 @@ for k in $kernels; do
 	run_stage "build-$k" stage_build_kernel "$k"
 done
 run_stage checkpatch stage_checkpatch
+run_stage docs tools/doccheck.py Documentation/*.rst
 run_stage dkms tools/dkms-check.sh
 run_stage install stage_install
 run_stage provider stage_provider

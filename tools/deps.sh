@@ -11,7 +11,7 @@ linux-source-6.1 sparse dwarves libelf-dev dkms
 qemu-system-x86 busybox-static
 rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
 libibverbs-dev librdmacm-dev
-iproute2 iperf3 linux-perf
+iproute2 iperf3 linux-perf python3-docutils
 clang libclang-rt-14-dev
 tshark
 "

@@ -105,3 +105,20 @@ dp_fg() {
 	_dp_rc=$?
 	[ $_dp_rc = 0 ] || { cat "$DP_TMP/$_dp_name" >&2; fail "$_dp_what: exited $_dp_rc (124: timed out)"; }
 }
+
+# dp_harness_twice NAME BIN [ARGS]: run the kselftest-harness program BIN
+# (ARGS: harness options) in ns0 against sw0's address, as root and then
+# as nobody (lib.sh AS_NOBODY); fail if either run fails.
+dp_harness_twice() {
+	name=$1 bin=$2
+	shift 2
+	ip netns exec ns0 env VERBS_ADDR=$DP_A timeout 280 "$bin" "$@"
+	rc=$?
+	[ $rc = 0 ] || fail "$name exited $rc (124: timed out)"
+	nobody_prep
+	# shellcheck disable=SC2086
+	ip netns exec ns0 $AS_NOBODY env RDMAV_DRIVERS="$RDMAV_DRIVERS" \
+		VERBS_ADDR=$DP_A timeout 280 "$bin" "$@"
+	rc=$?
+	[ $rc = 0 ] || fail "$name as nobody exited $rc (124: timed out)"
+}

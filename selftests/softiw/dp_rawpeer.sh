@@ -39,6 +39,9 @@ start_victim() {
 	eval "$(grep '^STAG=' "$DP_TMP/victim")"
 }
 
+# stat NAME: counter NAME of the victim's device.
+stat() { rdma_counter sw1 "$1"; }
+
 # attack NAME RAWPEER_ARGS...: rawpeer from ns0 against the victim.
 attack() {
 	name=$1
@@ -125,8 +128,33 @@ case_err bad-fpdu-len "2 0 3"
 case_err write "1 1 0" -a r
 case_err read "0 1 2" -a w
 
+# A remote flood of a shared receive queue (RFC 5042 6.4.3.1): the victim
+# puts two streams on one SRQ of 64 receives (victim -S).  Stream 0
+# connects first and sends 10 Sends only after stream 1 has sent 60 in a
+# row, reposting nothing: stream 1 gets exactly 48 (from 32 left on, it
+# is over its share once the SRQ is down to 16), then the Terminate for
+# a Send without a buffer, and stream 0 still gets all of its 10.
+f0=$(stat srq_flood_refused)
+start_victim -S -n 64 -r 64
+# shellcheck disable=SC2046
+ip netns exec ns0 timeout 40 "$RP/rawpeer" --timeout 20 connect $DP_B $port \
+	sleep:5 $(seq 10 | sed 's/.*/send/') >"$DP_TMP/rp0" 2>&1 &
+rp0=$!
+wait_for 10 grep -q 'ESTABLISHED' "$DP_TMP/victim" ||
+	{ cat "$DP_TMP/victim" >&2; fail "srq flood: stream 0 not established"; }
+# shellcheck disable=SC2046
+attack "srq flood" connect $DP_B $port $(seq 60 | sed 's/.*/send/') recv
+wait $rp0 || fail "srq flood: stream 0's rawpeer exited $?: $(cat "$DP_TMP/rp0")"
+check_contains "$rpout" "TERMINATE layer=1 type=2 code=2 " "srq flood: Terminate"
+got1=$(echo "$vout" | grep -c '^WC qp=1 .* status=0 ')
+got0=$(echo "$vout" | grep -c '^WC qp=0 .* status=0 ')
+check_eq "$got1" 48 "srq flood: Sends the flooding stream got placed"
+check_eq "$got0" 10 "srq flood: Sends the other stream got placed"
+check_contains "$vout" "QPSTATE1=6" "srq flood: flooding QP in ERROR"
+check_eq "$(stat srq_flood_refused)" "$((f0 + 1))" "srq_flood_refused"
+log "srq flood: 48 of 60 placed, Terminate, the other stream's 10 placed"
+
 # Every refusal was counted (rdma statistic, stats.c) on the victim's device.
-stat() { rdma_counter sw1 "$1"; }
 stats=$(rdma statistic show link sw1/1)
 for want in "terminate_sent 20" "remote_access_errors 10" \
 	"remote_invalid_requests 8" "llp_errors 2" "mpa_crc_errors 1"; do

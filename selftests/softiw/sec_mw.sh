@@ -19,18 +19,10 @@ bin=${MW_OPS:-$(dirname "$0")/../../build/selftests/mw_ops}
 dp_setup setpriv prlimit
 b0=$(rdma_counter sw0 mw_bind_refused)
 [ -n "$b0" ] || fail "no mw_bind_refused counter on sw0"
+# as root, then as nobody: windows need no privilege, and the attacks
+# fail the same way
 # shellcheck disable=SC2086
-ip netns exec ns0 env VERBS_ADDR=$DP_A timeout 280 "$bin" $MW_OPS_ARGS
-rc=$?
-[ $rc = 0 ] || fail "mw_ops exited $rc (124: timed out)"
-# again as an unprivileged process: windows need no privilege, and the
-# attacks fail the same way
-nobody_prep
-# shellcheck disable=SC2086
-ip netns exec ns0 $AS_NOBODY env RDMAV_DRIVERS="$RDMAV_DRIVERS" \
-	VERBS_ADDR=$DP_A timeout 280 "$bin" $MW_OPS_ARGS
-rc=$?
-[ $rc = 0 ] || fail "mw_ops as nobody exited $rc (124: timed out)"
+dp_harness_twice mw_ops "$bin" $MW_OPS_ARGS
 if [ -z "$MW_OPS_ARGS" ]; then
 	# bind_needs_mw_bind_right, bind_from_other_pd, bind_past_region,
 	# bind_write_on_read_only_region, bind_same_key, bind_type2_twice;

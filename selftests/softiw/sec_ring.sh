@@ -25,17 +25,9 @@ bin=$(dirname "$0")/../../build/selftests/ring_attack
 [ -x "$bin" ] || skip "ring_attack not built (make -C selftests/softiw)"
 dp_setup setpriv prlimit
 dmesg_mark
+# as root, then as nobody, the attacker RFC 5042 has in mind
 # shellcheck disable=SC2086
-ip netns exec ns0 env VERBS_ADDR=$DP_A timeout 280 "$bin" $RING_ATTACK_ARGS
-rc=$?
-[ $rc = 0 ] || fail "ring_attack exited $rc (124: timed out)"
-# again as an unprivileged process, the attacker RFC 5042 has in mind
-nobody_prep
-# shellcheck disable=SC2086
-ip netns exec ns0 $AS_NOBODY env RDMAV_DRIVERS="$RDMAV_DRIVERS" \
-	VERBS_ADDR=$DP_A timeout 280 "$bin" $RING_ATTACK_ARGS
-rc=$?
-[ $rc = 0 ] || fail "ring_attack as nobody exited $rc (124: timed out)"
+dp_harness_twice ring_attack "$bin" $RING_ATTACK_ARGS
 log_new=$(dmesg_new)
 for bad in BUG WARNING Oops "general protection" UBSAN KASAN; do
 	check_lacks "$log_new" "$bad" "kernel log while ring_attack ran"

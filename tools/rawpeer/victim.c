@@ -18,6 +18,14 @@
  *   GUARD ok | GUARD corrupted ...,
  *   MRDIFF=<octets of the registered buffers that changed>
  * Single threaded; exits 0 once connected, whatever the peer did.
+ *
+ * With -S the receives go to one shared receive queue of NRECV entries
+ * and the victim accepts two connections, both on it: the first to come
+ * is stream 0, the second stream 1.  It waits until both are gone and
+ * prints, for each completion, WC qp=<stream> wr_id=.. status=.. and per
+ * stream its QPSTATE<k>=<n>.  The selftests use it to flood the SRQ from
+ * one stream while the other must keep its share (RFC 5042 6.4.3.1).
+ *
  * With -P it only checks that the device can bind, allocate PDs, CQs,
  * MRs and an RC QP and listen (exit 0), else exits 4: the selftests use
  * it to skip while the data path is incomplete.
@@ -104,6 +112,91 @@ static int get_cm_event(struct rdma_event_channel *ch,
 	return ok ? 0 : -1;
 }
 
+/* -S: two streams on one SRQ of @nrecv receives of @rlen octets. */
+static int run_srq(struct rdma_event_channel *ch, struct rdma_cm_id *lid,
+		   struct ibv_pd *pd, struct ibv_cq *cq, struct ibv_mr *rmr,
+		   struct buf *rb, int nrecv, size_t rlen, int timeout_s)
+{
+	struct ibv_srq_init_attr sa = {
+		.attr = { .max_wr = nrecv, .max_sge = 1 },
+	};
+	struct rdma_conn_param cp = { .responder_resources = 4,
+				      .initiator_depth = 4 };
+	struct rdma_cm_id *id[2] = { NULL, NULL };
+	struct ibv_qp_attr attr;
+	struct ibv_qp_init_attr qa;
+	struct ibv_srq *srq;
+	struct ibv_wc wc;
+	int i, k, n = 0, gone = 0;
+	time_t end = time(NULL) + timeout_s;
+
+	srq = ibv_create_srq(pd, &sa);
+	if (!srq) {
+		perror("victim: ibv_create_srq");
+		return 1;
+	}
+	for (i = 0; i < nrecv; i++) {
+		struct ibv_sge sge = {
+			.addr = (uintptr_t)buf_data(rb) + i * rlen,
+			.length = rlen, .lkey = rmr->lkey,
+		};
+		struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge,
+					  .num_sge = 1 }, *badwr;
+
+		if (ibv_post_srq_recv(srq, &wr, &badwr)) {
+			perror("victim: ibv_post_srq_recv");
+			return 1;
+		}
+	}
+	/* Accept two streams, then wait until both are gone. */
+	while (gone < 2 && time(NULL) < end) {
+		struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+		struct rdma_cm_event *ev;
+
+		if (poll(&pfd, 1, 500) <= 0 || rdma_get_cm_event(ch, &ev))
+			continue;
+		printf("CMEVENT %s status=%d\n", rdma_event_str(ev->event),
+		       ev->status);
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST && n < 2) {
+			memset(&qa, 0, sizeof(qa));
+			qa.send_cq = cq;
+			qa.recv_cq = cq;
+			qa.srq = srq;
+			qa.qp_type = IBV_QPT_RC;
+			qa.cap.max_send_wr = 4;
+			qa.cap.max_send_sge = 1;
+			id[n] = ev->id;
+			if (rdma_create_qp(ev->id, pd, &qa) ||
+			    rdma_accept(ev->id, &cp)) {
+				perror("victim: accept");
+				return 1;
+			}
+			n++;
+		} else if (ev->event == RDMA_CM_EVENT_DISCONNECTED) {
+			gone++;
+		}
+		rdma_ack_cm_event(ev);
+	}
+	printf("%s\n", gone == 2 ? "DISCONNECTED" : "TIMEOUT");
+	for (k = 0; k < n; k++)
+		if (!ibv_query_qp(id[k]->qp, &attr, IBV_QP_STATE, &qa))
+			printf("QPSTATE%d=%d\n", k, attr.qp_state);
+	while (ibv_poll_cq(cq, 1, &wc) > 0) {
+		for (k = 0; k < n && id[k]->qp->qp_num != wc.qp_num; k++)
+			;
+		printf("WC qp=%d wr_id=%llu status=%d %s\n", k,
+		       (unsigned long long)wc.wr_id, wc.status,
+		       ibv_wc_status_str(wc.status));
+	}
+	for (k = 0; k < n; k++) {
+		rdma_disconnect(id[k]);
+		rdma_destroy_qp(id[k]);
+		rdma_destroy_id(id[k]);
+	}
+	ibv_destroy_srq(srq);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	size_t len = 4096, rlen = 256, changed = 0, bad = 0;
@@ -124,13 +217,16 @@ int main(int argc, char **argv)
 	struct ibv_wc wc;
 	bool gone = false;
 	time_t end;
-	bool probe = false;
+	bool probe = false, use_srq = false;
 	int opt, i;
 
-	while ((opt = getopt(argc, argv, "Pa:l:n:r:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "PSa:l:n:r:t:")) != -1) {
 		switch (opt) {
 		case 'P':	/* probe: exit 0 if the objects can be made */
 			probe = true;
+			break;
+		case 'S':	/* two streams on one SRQ */
+			use_srq = true;
 			break;
 		case 'a':	/* remote access of the first buffer: r, w, rw */
 			access = IBV_ACCESS_LOCAL_WRITE;
@@ -200,7 +296,7 @@ int main(int argc, char **argv)
 		printf("PROBE ok\n");
 		return 0;
 	}
-	if (rdma_listen(lid, 1)) {
+	if (rdma_listen(lid, 2)) {
 		perror("victim: rdma_listen");
 		return 1;
 	}
@@ -208,6 +304,9 @@ int main(int argc, char **argv)
 	       mr->rkey, (unsigned long long)(uintptr_t)buf_data(&b), len,
 	       mr2->rkey, (unsigned long long)(uintptr_t)buf_data(&b2), len,
 	       nrecv, rlen);
+	if (use_srq)
+		return run_srq(ch, lid, pd, cq, rmr, &rb, nrecv, rlen,
+			       timeout_s);
 
 	if (get_cm_event(ch, RDMA_CM_EVENT_CONNECT_REQUEST, &id))
 		return 1;
@@ -315,6 +414,6 @@ int main(int argc, char **argv)
 	rdma_destroy_event_channel(ch);
 	return 0;
 usage:
-	fprintf(stderr, "usage: victim [-P] [-a r|w|rw] [-l LEN] [-n NRECV] [-r RLEN] [-t SECS] ADDR PORT\n");
+	fprintf(stderr, "usage: victim [-P] [-S] [-a r|w|rw] [-l LEN] [-n NRECV] [-r RLEN] [-t SECS] ADDR PORT\n");
 	return 1;
 }
