@@ -124,6 +124,17 @@ static int post_bind2(struct ibv_qp *qp, struct ibv_mw *mw, uint32_t rkey,
 	return ibv_post_send(qp, &wr, &bad);
 }
 
+/* A signaled Local Invalidate of @rkey on @qp. */
+static int post_local_inv(struct ibv_qp *qp, uint64_t wr_id, uint32_t rkey)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id, .opcode = IBV_WR_LOCAL_INV,
+		.send_flags = IBV_SEND_SIGNALED, .invalidate_rkey = rkey,
+	}, *bad = NULL;
+
+	return ibv_post_send(qp, &wr, &bad);
+}
+
 static void bind2(struct __test_metadata *_metadata, struct env *e,
 		  struct ibv_qp *qp, struct ibv_mw *mw, uint32_t rkey,
 		  struct ibv_mr *mr, size_t off, size_t len, int access,
@@ -301,17 +312,12 @@ TEST_F(mw, type1_not_invalidated)
 {
 	struct env *e = &self->e;
 	struct ibv_mw *mw = mw_new(_metadata, e, IBV_MW_TYPE_1);
-	struct ibv_send_wr wr = {
-		.wr_id = 40, .opcode = IBV_WR_LOCAL_INV,
-		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
 	struct ibv_wc wc;
 
 	bind1(_metadata, e, SQP(self, 0), mw, self->mr, WIN_OFF, WIN_LEN, RW,
 	      IBV_WC_SUCCESS);
 	/* type 1 windows go by a bind, never by an invalidation */
-	wr.invalidate_rkey = mw->rkey;
-	ASSERT_EQ(0, ibv_post_send(SQP(self, 0), &wr, &bad));
+	ASSERT_EQ(0, post_local_inv(SQP(self, 0), 40, mw->rkey));
 	poll_n(_metadata, e->s.scq, 1, &wc);
 	check_wc(_metadata, &wc, 40, IBV_WC_LOC_PROT_ERR, 0, SQP(self, 0));
 	write_ok(_metadata, e, 1, WIN_ADDR(self), mw->rkey, 64, 6);
@@ -445,16 +451,11 @@ TEST_F(mw, type2_local_invalidate)
 {
 	struct env *e = &self->e;
 	struct ibv_mw *mw = mw_new(_metadata, e, IBV_MW_TYPE_2);
-	struct ibv_send_wr wr = {
-		.wr_id = 41, .opcode = IBV_WR_LOCAL_INV,
-		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
 	struct ibv_wc wc;
 
 	bind2(_metadata, e, SQP(self, 0), mw, ibv_inc_rkey(mw->rkey),
 	      self->mr, WIN_OFF, WIN_LEN, RW, IBV_WC_SUCCESS);
-	wr.invalidate_rkey = mw->rkey;
-	ASSERT_EQ(0, ibv_post_send(SQP(self, 0), &wr, &bad));
+	ASSERT_EQ(0, post_local_inv(SQP(self, 0), 41, mw->rkey));
 	poll_n(_metadata, e->s.scq, 1, &wc);
 	check_wc(_metadata, &wc, 41, IBV_WC_SUCCESS, IBV_WC_LOCAL_INV,
 		 SQP(self, 0));
@@ -649,10 +650,6 @@ static void *race_revoker(void *arg)
 	struct race *r = arg;
 	const uint8_t *p = r->e->s.buf + RACE_OFF;
 	long end = now_ms() + TMO_MS;
-	struct ibv_send_wr wr = {
-		.wr_id = 45, .opcode = IBV_WR_LOCAL_INV,
-		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
 	struct ibv_wc wc;
 	int n;
 
@@ -666,9 +663,8 @@ static void *race_revoker(void *arg)
 	}
 	switch (r->kind) {
 	case RACE_LOCAL_INV:
-		wr.invalidate_rkey = r->mw->rkey;
 		r->what = "ibv_post_send(LOCAL_INV)";
-		r->ret = ibv_post_send(r->qp, &wr, &bad);
+		r->ret = post_local_inv(r->qp, 45, r->mw->rkey);
 		while (!r->ret && !(n = ibv_poll_cq(r->e->s.scq, 1, &wc))) {
 			if (now_ms() > end)
 				r->ret = ETIMEDOUT;

@@ -120,7 +120,8 @@ static void mem_release(struct kref *ref)
 	complete(&container_of(ref, struct softiw_mem, ref)->released);
 }
 
-struct softiw_mem *softiw_mem_get(struct softiw_device *sdev, u32 stag)
+/* The object at @stag's index, whatever its key and state, referenced. */
+static struct softiw_mem *mem_get_index(struct softiw_device *sdev, u32 stag)
 {
 	struct softiw_mem *mem;
 
@@ -129,6 +130,13 @@ struct softiw_mem *softiw_mem_get(struct softiw_device *sdev, u32 stag)
 	if (mem && !kref_get_unless_zero(&mem->ref))
 		mem = NULL;
 	rcu_read_unlock();
+	return mem;
+}
+
+struct softiw_mem *softiw_mem_get(struct softiw_device *sdev, u32 stag)
+{
+	struct softiw_mem *mem = mem_get_index(sdev, stag);
+
 	if (!mem)
 		return NULL;
 	if (READ_ONCE(mem->stag) != stag || !READ_ONCE(mem->valid)) {
@@ -331,19 +339,6 @@ int softiw_mem_copy_in_skb(struct softiw_mem *mem, const struct softiw_qp *qp,
 	return mem_locked_walk(mem, qp, access, addr, len, chunk_in_skb, &a);
 }
 
-/* The object at @stag's index, whatever its key and state, referenced. */
-static struct softiw_mem *mem_get_index(struct softiw_device *sdev, u32 stag)
-{
-	struct softiw_mem *mem;
-
-	rcu_read_lock();
-	mem = xa_load(&sdev->stag_xa, stag >> 8);
-	if (mem && !kref_get_unless_zero(&mem->ref))
-		mem = NULL;
-	rcu_read_unlock();
-	return mem;
-}
-
 /*
  * Unbind a window; caller holds its write lock.  Returns the region it
  * was bound onto, for mw_release_mr() once the lock is dropped.
@@ -449,6 +444,21 @@ static void mem_free(struct softiw_mem *mem)
 {
 	softiw_rm_uncharge(mem->sdev, mem->uctx, SOFTIW_RES_MR, 1);
 	kfree_rcu(mem, rcu);
+}
+
+/*
+ * Take @mem out of the STag table, then wait until every lookup reference
+ * is gone (lookups that raced the erase fail kref_get_unless_zero() on
+ * memory kfree_rcu() keeps alive).  The caller has revoked it already.
+ */
+static void mem_unpublish(struct softiw_mem *mem)
+{
+	u32 index = mem->stag >> 8;
+
+	xa_erase(&mem->sdev->stag_xa, index);
+	stag_remember_freed(mem->sdev, index);
+	softiw_mem_put(mem);
+	wait_for_completion(&mem->released);
 }
 
 /* Publish @mem; on failure frees it and returns the ERR_PTR. */
@@ -622,17 +632,12 @@ int softiw_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
  * Revoke and free a region.  Refused while windows are bound onto it
  * (ibv_dereg_mr() documents EBUSY): the check and the revocation are one
  * step under the write lock, which a bind takes to count itself in.
- * After xa_erase() no new lookup finds the region; waiting for @released
- * lets every holder of a lookup reference drop it.  Lookups that raced
- * the erase fail their kref_get_unless_zero() on memory kept alive by
- * kfree_rcu().
+ * mem_unpublish() then waits for every lookup reference.
  */
 int softiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct softiw_mem *mem = to_softiw_mem(ibmr);
-	struct softiw_device *sdev = mem->sdev;
 	unsigned long flags;
-	u32 index = mem->stag >> 8;
 
 	write_lock_irqsave(&mem->lock, flags);
 	if (atomic_read(&mem->windows)) {
@@ -642,11 +647,7 @@ int softiw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	WRITE_ONCE(mem->valid, false);
 	mem->dead = true;
 	write_unlock_irqrestore(&mem->lock, flags);
-	xa_erase(&sdev->stag_xa, index);
-	stag_remember_freed(sdev, index);
-
-	softiw_mem_put(mem);
-	wait_for_completion(&mem->released);
+	mem_unpublish(mem);
 
 	if (mem->umem)
 		ib_umem_release(mem->umem);
@@ -687,21 +688,15 @@ int softiw_dealloc_mw(struct ib_mw *ibmw)
 {
 	struct softiw_mem *mem = container_of(ibmw, struct softiw_mw,
 					      ibmw)->mem;
-	struct softiw_device *sdev = mem->sdev;
 	struct softiw_mem *mr;
 	unsigned long flags;
-	u32 index = mem->stag >> 8;
 
 	write_lock_irqsave(&mem->lock, flags);
 	mr = mw_unbind_locked(mem);
 	mem->dead = true;
 	write_unlock_irqrestore(&mem->lock, flags);
 	mw_release_mr(mr);
-	xa_erase(&sdev->stag_xa, index);
-	stag_remember_freed(sdev, index);
-
-	softiw_mem_put(mem);
-	wait_for_completion(&mem->released);
+	mem_unpublish(mem);
 	mem_free(mem);
 	return 0;
 }

@@ -312,6 +312,21 @@ static bool tx_wqe_refuse(struct softiw_qp *qp, struct softiw_wqe *wqe,
 	return false;
 }
 
+/*
+ * A local operation on @wqe (Local Invalidate, fast registration, Bind)
+ * returned @ret: success completes it at once; a failure is refused with
+ * @status by tx_wqe_refuse(), after the entries staged ahead of it.
+ */
+static bool tx_local_done(struct softiw_qp *qp, struct softiw_wqe *wqe,
+			  int ret, u8 status)
+{
+	if (ret)
+		return tx_wqe_refuse(qp, wqe, status);
+	qp->tx.wqe = NULL;
+	softiw_sq_done(qp, wqe, IB_WC_SUCCESS);
+	return false;
+}
+
 /* Fast registration (IB_WR_REG_MR): the MR takes the new key and access. */
 static int tx_reg_mr(struct softiw_qp *qp, struct softiw_wqe *wqe)
 {
@@ -591,40 +606,20 @@ static bool tx_wqe_start(struct softiw_qp *qp, struct softiw_wqe *wqe)
 		return false;
 	case SOFTIW_WR_LOCAL_INV:
 		ret = softiw_mem_invalidate(qp->sdev, wqe->inv_stag, qp);
-		if (ret && tx->nr_pend)
-			return false;	/* fails after those staged ahead */
-		tx->wqe = NULL;
-		softiw_sq_done(qp, wqe, ret ? IB_WC_LOC_PROT_ERR :
-				       IB_WC_SUCCESS);
-		if (ret)
-			softiw_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
-		return false;
+		return tx_local_done(qp, wqe, ret, IB_WC_LOC_PROT_ERR);
 	case SOFTIW_WR_REG_MR:
 		ret = tx_reg_mr(qp, wqe);
-		if (ret && tx->nr_pend)
-			return false;	/* fails after those staged ahead */
-		tx->wqe = NULL;
-		softiw_sq_done(qp, wqe, ret ? IB_WC_LOC_PROT_ERR :
-				       IB_WC_SUCCESS);
-		if (ret)
-			softiw_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
-		return false;
+		return tx_local_done(qp, wqe, ret, IB_WC_LOC_PROT_ERR);
 	case SOFTIW_WR_BIND_MW:
 		ret = softiw_mw_bind(qp, &wqe->bind);
-		if (ret && tx->nr_pend)
-			return false;	/* fails after those staged ahead */
-		tx->wqe = NULL;
-		if (ret) {
+		/* counted once: a refusal may wait for the entries ahead */
+		if (ret && !tx->nr_pend) {
 			ibdev_dbg(&qp->sdev->ibdev,
 				  "qp %u: bind of MW %#x refused: %d\n",
 				  qp->ibqp.qp_num, wqe->bind.mw_stag, ret);
 			softiw_stat_inc(qp->sdev, SOFTIW_STAT_MW_BIND_REFUSED);
 		}
-		softiw_sq_done(qp, wqe, ret ? IB_WC_MW_BIND_ERR :
-				       IB_WC_SUCCESS);
-		if (ret)
-			softiw_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
-		return false;
+		return tx_local_done(qp, wqe, ret, IB_WC_MW_BIND_ERR);
 	default:
 		return tx_wqe_refuse(qp, wqe, IB_WC_LOC_QP_OP_ERR);
 	}
