@@ -27,6 +27,9 @@ pair() {
 	name=$1 lopts=$2 copts=$3
 	shift 3
 	PORT=$((PORT + 1))
+	# empty it here: the child's own truncation may come after the wait
+	# below has read the previous listener's LISTENING line
+	: >"$TMP/l"
 	# shellcheck disable=SC2086
 	timeout 20 "$RP" $MR $lopts listen $PORT validate >"$TMP/l" 2>&1 &
 	lpid=$!
