@@ -13,11 +13,20 @@
 #
 # DP_PERF_ITERS (default 5) iterations per size keep the run to a few
 # minutes under TCG.
+#
+# perftest -R does not order its client's second rdma_cm connect (the
+# test's QPs, after the parameter exchange over the first) after its
+# server's second rdma_cm listen; a lost race is a correct REJECTED
+# (-ECONNREFUSED) that perftest 4.5 then crashes on.  Both ends run with
+# build/cmsync/cmsync.so (tools/cmsync/cmsync.c) preloaded: each
+# server listen is counted in a file the client's connects wait on.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dp_lib.sh"
 dp_setup ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat ib_send_lat
 iters=${DP_PERF_ITERS:-5}
 port=18515
+CMSYNC=${CMSYNC:-$(dirname "$0")/../../build/cmsync/cmsync.so}
+[ -r "$CMSYNC" ] || fail "$CMSYNC not built (make -C tools/cmsync)"
 
 # perf NAME TOOL ARGS...: one server/client pair; assert a report line
 # ("#bytes #iterations ..." followed by a numeric row) on the client.
@@ -25,11 +34,25 @@ perf() {
 	name=$1 tool=$2
 	shift 2
 	port=$((port + 1))
-	dp_bg "$name.srv" ns1 300 "$tool" -R -F -d sw1 -p $port "$@"
+	sync="$DP_TMP/$name.listening"
+	rm -f "$sync"
+	dp_bg "$name.srv" ns1 300 env LD_PRELOAD="$CMSYNC" \
+		SOFTIW_CM_SYNC="$sync" ${DP_PERF_SRV_ENV:-} \
+		"$tool" -R -F -d sw1 -p $port "$@"
 	srv=$DP_LAST
 	dp_wait_listen ns1 $port
-	dp_fg "$name.cli" ns0 300 "$name client" \
-		"$tool" -R -F -d sw0 -p $port "$@" $DP_B
+	# a failing client kills its server's wait; show the server's side too
+	ip netns exec ns0 timeout 300 env LD_PRELOAD="$CMSYNC" \
+		SOFTIW_CM_SYNC="$sync" ${DP_PERF_CLI_ENV:-} \
+		"$tool" -R -F -d sw0 -p $port "$@" $DP_B >"$DP_TMP/$name.cli" 2>&1
+	rc=$?
+	if [ $rc != 0 ]; then
+		cat "$DP_TMP/$name.cli" >&2
+		sleep 2
+		echo "--- $name server:" >&2
+		cat "$DP_TMP/$name.srv" >&2
+		fail "$name client: exited $rc (124: timed out)"
+	fi
 	dp_wait "$name.srv" $srv "$name server"
 	rows=$(grep -cE '^ *[0-9]+ +[0-9]+ +[0-9.]+' "$DP_TMP/$name.cli")
 	[ "$rows" -gt 0 ] || { cat "$DP_TMP/$name.cli" >&2; fail "$name: no report line"; }

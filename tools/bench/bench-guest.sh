@@ -30,6 +30,8 @@
 rounds=${1:-3}
 siw_ko=${2:-}
 fails=0
+CMSYNC=${SOFTIW_TOP:-.}/build/cmsync/cmsync.so
+[ -r "$CMSYNC" ] || { echo "bench: $CMSYNC not built (make -C tools/cmsync)"; exit 1; }
 
 # inns NS CMD...: run CMD in netns NS ("-": the initial namespace)
 inns() {
@@ -104,12 +106,15 @@ perf() {
 		return
 	fi
 	port=$((${port:-19000} + 1))
-	timeout 300 "$tool" -R -F -d "$D1" -p $port "$@" \
-		>/tmp/bench.srv 2>&1 &
+	# cmsync.so: the client's rdma_cm connects wait for the server's
+	# listens (tools/cmsync/cmsync.c: perftest -R races them)
+	rm -f /tmp/bench.listening
+	timeout 300 env LD_PRELOAD="$CMSYNC" SOFTIW_CM_SYNC=/tmp/bench.listening \
+		"$tool" -R -F -d "$D1" -p $port "$@" >/tmp/bench.srv 2>&1 &
 	spid=$!
-	sleep 1
-	inns "$CNS" timeout 300 "$tool" -R -F -d "$D0" -p $port "$@" $SADDR \
-		>/tmp/bench.cli 2>&1
+	inns "$CNS" timeout 300 env LD_PRELOAD="$CMSYNC" \
+		SOFTIW_CM_SYNC=/tmp/bench.listening \
+		"$tool" -R -F -d "$D0" -p $port "$@" $SADDR >/tmp/bench.cli 2>&1
 	crc=$?
 	wait $spid
 	src=$?

@@ -36,6 +36,7 @@ make -s -C "$top/tests/bench" run || exit 1
 
 echo "== perftest in a VM ($kver, $rounds round(s))"
 make -s -C "$top" module KVER="$kver" >/dev/null || exit 1
+make -s -C "$top/tools/cmsync" >/dev/null || exit 1
 siw_ko=
 if [ "$peer" = siw ]; then
 	siw_ko=$("$here/siw-build.sh" "$kver") || exit 1
