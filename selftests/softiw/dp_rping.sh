@@ -13,6 +13,9 @@
 # DP_RPING_COUNT (default 100) iterations of 65535 octets (rping's
 # largest size): each is a Send, an
 # RDMA Read of the client's buffer and an RDMA Write back, then a compare.
+# The veth run sends its TX batches spliced into TCP (tx_splice=Y, the
+# default), the loopback run by copy (tx_splice=N): the device counters
+# tx_batches_spliced and tx_batches_copied must show exactly that.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dp_lib.sh"
 dp_setup rping
@@ -30,6 +33,21 @@ rping_pair() {
 	log "rping $1: $count x 64 KiB - 1 verified"
 }
 
+P=/sys/module/softiw/parameters/tx_splice
+batches() {
+	echo $(($(rdma_counter sw0 tx_batches_$1) + $(rdma_counter sw1 tx_batches_$1)))
+}
+[ "$(cat $P)" = Y ] || fail "tx_splice is not Y by default"
+s0=$(batches spliced) c0=$(batches copied)
 rping_pair veth ns1 ns0 $DP_B 7174
+s1=$(batches spliced) c1=$(batches copied)
+[ "$s1" -gt "$s0" ] || fail "tx_batches_spliced $s0 -> $s1 over the veth run"
+log "veth: $((s1 - s0)) batches spliced, $((c1 - c0)) copied"
+echo N >$P
 rping_pair loopback ns0 ns0 $DP_A 7175
+echo Y >$P
+s2=$(batches spliced) c2=$(batches copied)
+check_eq "$s2" "$s1" "tx_batches_spliced with tx_splice=N"
+[ "$c2" -gt "$c1" ] || fail "tx_batches_copied $c1 -> $c2 with tx_splice=N"
+log "loopback, tx_splice=N: $((c2 - c1)) batches copied"
 exit 0

@@ -354,6 +354,35 @@ TEST_F(conn, read_sizes)
 }
 
 /*
+ * Send completions mean "TCP has the octets", and the TX engine splices
+ * its own batch pages into TCP: the application may rewrite its buffer
+ * the moment a WRITE completes, while the peer may not have placed it
+ * yet.  Fifteen 256 KiB WRITEs from one client buffer, each rewritten
+ * with the next pattern as soon as the previous WRITE completed, land in
+ * fifteen server slices that must each hold their own pattern.
+ */
+TEST_F(conn, write_reuse_after_completion)
+{
+	struct env *e = &self->e;
+	const uint32_t len = 256 << 10;
+	struct ibv_sge sg = sge_of(&e->c, 0, len);
+	unsigned int i;
+
+	memset(e->s.buf, FILL, BUF_LEN);
+	for (i = 0; i < BUF_LEN / len - 1; i++) {
+		fill_pat(e->c.buf, len, 100 + i);
+		do_op(_metadata, e, IBV_WR_RDMA_WRITE, i, &sg, 1, 0,
+		      (uintptr_t)e->s.buf + (i + 1) * len, e->s.mr->rkey);
+	}
+	for (i = 0; i < BUF_LEN / len - 1; i++) {
+		fill_pat(e->c.buf, len, 100 + i);
+		ASSERT_EQ(-1, diff_mem(e->s.buf + (i + 1) * len, e->c.buf, len))
+			TH_LOG("slice %u", i);
+	}
+	ASSERT_EQ(-1, diff_byte(e->s.buf, len, FILL)) TH_LOG("guard");
+}
+
+/*
  * A READ with several local SGEs: placed across them when the device
  * advertises max_sge_rd > 1, else refused at post (not truncated).
  */

@@ -20,8 +20,28 @@
  *	(6.12).  Older kernels (6.1) pass the bundle's driver_udata, or NULL
  *	from kernel callers; verbs.c then registers a shim with the old
  *	signature that recovers the bundle with container_of().
+ *
+ * SOFTIW_HAVE_KERNEL_SENDPAGE
+ *	kernel_sendpage() exists (6.1): pages are spliced into a socket
+ *	with it.  Without it (6.12) sendmsg() with MSG_SPLICE_PAGES over a
+ *	bio_vec does the same.  (6.1's headers define MSG_SPLICE_PAGES but
+ *	its TCP ignores the flag, so the flag itself is not the probe.)
+ *
+ * Helpers built on the capabilities live in compat.c and are declared
+ * at the end of this file.
  */
 #ifndef SOFTIW_COMPAT_H
 #define SOFTIW_COMPAT_H
+
+struct socket;
+struct page;
+
+/*
+ * Hand @len octets at @offset of the (compound) @page to TCP without
+ * copying them; TCP takes its own page references.  MSG_* @flags.
+ * Returns octets accepted or -errno, as sendmsg() does.
+ */
+int softiw_sock_splice(struct socket *sock, struct page *page,
+		       unsigned int offset, unsigned int len, int flags);
 
 #endif /* SOFTIW_COMPAT_H */

@@ -27,6 +27,8 @@ enum softiw_stat {
 	SOFTIW_STAT_SRQ_FLOOD,		/* streams cut off for flooding an SRQ */
 	SOFTIW_STAT_MW_BIND_REFUSED,	/* Bind Memory Window requests refused */
 	SOFTIW_STAT_CQ_FLOOD,		/* streams cut off for flooding a CQ */
+	SOFTIW_STAT_TX_SPLICED,		/* TX batches spliced into TCP */
+	SOFTIW_STAT_TX_COPIED,		/* TX batches TCP copied (no page) */
 	SOFTIW_NR_STATS
 };
 

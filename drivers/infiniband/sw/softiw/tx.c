@@ -3,9 +3,21 @@
  * softiw TX engine: one work item per QP turns a queued Terminate, the
  * RTR, inbound Read Requests (qp->ird) and SQ entries into FPDUs with the
  * wire core, stages up to SOFTIW_TX_BATCH octets of them and hands the
- * whole batch to TCP in one kernel_sendmsg().  Every FPDU stays a single
- * MULPDU-sized DDP segment (aligned to the TCP segments a standard peer
- * expects); only the number of socket calls shrinks.
+ * whole batch to TCP in one call.  Every FPDU stays a single MULPDU-sized
+ * DDP segment (aligned to the TCP segments a standard peer expects); only
+ * the number of socket calls shrinks.
+ *
+ * A batch is built in a compound page of our own and spliced into TCP
+ * (its pages become the skbs' fragments: no second copy of the payload),
+ * so the payload is copied once, from the registered buffer into the
+ * FPDU, as TCP itself copies a send() once.  TCP holds the page until the
+ * peer has ACKed and read the data; a page is written again only when
+ * ours is its last reference (page_count() == 1), else the next batch
+ * goes to the spare page or a new one, and the busy one is left to TCP.
+ * When no page can be had without waiting, that batch is sent from the
+ * QP's copy buffer with an ordinary kernel_sendmsg() (tx_splice=N: always).
+ * Send completions still mean "TCP has the octets": the application's own
+ * buffer is not referenced once its payload is framed.
  *
  * The module-wide workqueue is WQ_UNBOUND | WQ_MEM_RECLAIM: kernel ULPs
  * (NFS/RDMA, NVMe-oF) may sit in the memory reclaim path, so TX must make
@@ -44,7 +56,7 @@
 #include "qp.h"
 #include "txrx.h"
 
-/* Octets of FPDUs gathered before one kernel_sendmsg(). */
+/* Octets of FPDUs gathered before one call into TCP (a batch page). */
 #define SOFTIW_TX_BATCH		(64 * 1024)
 /* Largest ULPDU we build: a full-size DDP segment or a Terminate. */
 #define SOFTIW_TX_MULPDU_MAX	0xffffu
@@ -56,6 +68,11 @@ enum {
 };
 
 static struct workqueue_struct *softiw_tx_wq;
+
+static bool softiw_tx_splice = true;
+module_param_named(tx_splice, softiw_tx_splice, bool, 0644);
+MODULE_PARM_DESC(tx_splice,
+		 "Splice TX batches into TCP instead of copying them (default Y)");
 
 static u32 tx_crc32c(u32 crc, const void *buf, unsigned int len)
 {
@@ -133,7 +150,7 @@ static bool tx_room(struct softiw_qp_tx *tx, u32 ulpdu_len)
 	u32 wire = softiw_mpa_wire_len(ulpdu_len, tx->mpa.markers,
 				       tx->mpa.pos);
 
-	if (tx->buf_len && tx->buf_len + wire > SOFTIW_TX_BATCH)
+	if (tx->buf_len && tx->buf_len + wire > tx->batch_max)
 		return false;
 	return tx->buf_len + wire <= tx->buf_size;
 }
@@ -689,6 +706,53 @@ static void tx_msg_done(struct softiw_qp *qp)
 	tx->cur = TX_CUR_NONE;
 }
 
+static bool tx_page_idle(struct page *page)
+{
+	return page_count(page) == 1;
+}
+
+/*
+ * Where the next batch is built (the previous one is all with TCP): our
+ * batch page if TCP has let go of it, else the spare if TCP has let go of
+ * that, else a new page, the busy spare being left to TCP; the copy
+ * buffer when none of that works without waiting.
+ */
+static void tx_batch_begin(struct softiw_qp_tx *tx)
+{
+	struct page *page;
+
+	tx->spliced = false;
+	tx->buf = tx->copy_buf;
+	if (!READ_ONCE(softiw_tx_splice))
+		return;
+	if (!tx->page || !tx_page_idle(tx->page)) {
+		if (tx->spare && tx_page_idle(tx->spare)) {
+			swap(tx->page, tx->spare);
+		} else {
+			page = alloc_pages(GFP_NOWAIT | __GFP_NOWARN | __GFP_COMP,
+					   tx->page_order);
+			if (!page)
+				return;
+			if (tx->spare)
+				put_page(tx->spare);
+			tx->spare = tx->page;
+			tx->page = page;
+		}
+	}
+	tx->spliced = true;
+	tx->buf = page_address(tx->page);
+}
+
+static void tx_pages_put(struct softiw_qp_tx *tx)
+{
+	if (tx->page)
+		put_page(tx->page);
+	if (tx->spare)
+		put_page(tx->spare);
+	tx->page = NULL;
+	tx->spare = NULL;
+}
+
 /* Stage FPDUs until the batch is full or nothing is left; true if any. */
 static bool tx_fill(struct softiw_qp *qp)
 {
@@ -696,6 +760,9 @@ static bool tx_fill(struct softiw_qp *qp)
 	u32 start = tx->buf_len;
 	bool done;
 	int err;
+
+	if (!start)
+		tx_batch_begin(tx);
 
 	while (!READ_ONCE(tx->stopped)) {
 		if (READ_ONCE(tx->term_pending)) {
@@ -768,7 +835,13 @@ static int tx_push(struct softiw_qp *qp, bool complete)
 			.iov_len = tx->buf_len - tx->buf_sent,
 		};
 
-		ret = kernel_sendmsg(tx->sock, &msg, &iov, 1, iov.iov_len);
+		if (tx->spliced)
+			ret = softiw_sock_splice(tx->sock, tx->page,
+						 tx->buf_sent, iov.iov_len,
+						 msg.msg_flags);
+		else
+			ret = kernel_sendmsg(tx->sock, &msg, &iov, 1,
+					     iov.iov_len);
 		if (ret <= 0) {
 			ret = ret ? ret : -EAGAIN;
 			break;
@@ -779,6 +852,10 @@ static int tx_push(struct softiw_qp *qp, bool complete)
 	if (complete)
 		tx_complete(qp);
 	if (!ret) {
+		if (tx->buf_len)
+			softiw_stat_inc(qp->sdev, tx->spliced ?
+					SOFTIW_STAT_TX_SPLICED :
+					SOFTIW_STAT_TX_COPIED);
 		tx->buf_len = 0;
 		tx->buf_sent = 0;
 		/* completions refer to offsets of the batch just sent */
@@ -795,6 +872,7 @@ static void tx_final(struct softiw_qp *qp)
 	if (!tx->buf || tx_push(qp, false))
 		return;
 	if (tx->term_pending && !tx->term_sent) {
+		tx_batch_begin(tx);
 		tx_term(qp);
 		tx_push(qp, false);
 	}
@@ -860,7 +938,7 @@ int softiw_txrx_attach(struct softiw_qp *qp, struct socket *sock)
 	struct softiw_qp_tx *tx = &qp->tx;
 	struct sock *sk = sock->sk;
 	u32 mulpdu = min_t(u32, qp->params.mulpdu, SOFTIW_TX_MULPDU_MAX);
-	u32 ulpdu_size;
+	u32 ulpdu_size, fpdu_max;
 
 	/* The smallest segment we must build is a whole Read Request. */
 	if (mulpdu < SOFTIW_DDP_UNTAGGED_HDR_LEN + SOFTIW_RDMAP_READ_REQ_LEN)
@@ -874,13 +952,22 @@ int softiw_txrx_attach(struct softiw_qp *qp, struct socket *sock)
 	tx->ulpdu = kvmalloc(ulpdu_size, GFP_KERNEL);
 	if (!tx->ulpdu)
 		return -ENOMEM;
-	/* One more FPDU than the batch, Markers included. */
-	tx->buf_size = SOFTIW_TX_BATCH + ulpdu_size + SOFTIW_MPA_HDR_LEN + 3 +
-		       SOFTIW_MPA_CRC_LEN +
-		       SOFTIW_MPA_MARKER_LEN * (ulpdu_size / 256 + 2);
-	tx->buf = kvmalloc(tx->buf_size, GFP_KERNEL);
-	if (!tx->buf)
+	/*
+	 * A batch page holds SOFTIW_TX_BATCH octets, or at least as much
+	 * again as the largest FPDU (Markers included) where FPDUs are big;
+	 * a batch stops one largest FPDU short of its end.
+	 */
+	fpdu_max = ulpdu_size + SOFTIW_MPA_HDR_LEN + 3 + SOFTIW_MPA_CRC_LEN +
+		   SOFTIW_MPA_MARKER_LEN * (ulpdu_size / 256 + 2);
+	tx->page_order = get_order(SOFTIW_TX_BATCH);
+	if (fpdu_max > SOFTIW_TX_BATCH / 4)
+		tx->page_order = get_order(SOFTIW_TX_BATCH + fpdu_max);
+	tx->buf_size = PAGE_SIZE << tx->page_order;
+	tx->batch_max = tx->buf_size - fpdu_max;
+	tx->copy_buf = kvmalloc(tx->buf_size, GFP_KERNEL);
+	if (!tx->copy_buf)
 		goto err_free_ulpdu;
+	tx->buf = tx->copy_buf;
 
 	spin_lock_init(&tx->lock);
 	mutex_init(&tx->run);
@@ -913,7 +1000,8 @@ int softiw_txrx_attach(struct softiw_qp *qp, struct socket *sock)
 	return 0;
 
 err_free_buf:
-	kvfree(tx->buf);
+	kvfree(tx->copy_buf);
+	tx->copy_buf = NULL;
 	tx->buf = NULL;
 err_free_ulpdu:
 	kvfree(tx->ulpdu);
@@ -971,7 +1059,10 @@ void softiw_txrx_detach(struct softiw_qp *qp)
 	cancel_work_sync(&tx->work);
 	tx_final(qp);
 	softiw_rx_release(qp);
-	kvfree(tx->buf);
+	/* pages TCP still holds are freed when it lets go */
+	tx_pages_put(tx);
+	kvfree(tx->copy_buf);
+	tx->copy_buf = NULL;
 	tx->buf = NULL;
 	kvfree(tx->ulpdu);
 	tx->ulpdu = NULL;

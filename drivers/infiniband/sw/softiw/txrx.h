@@ -67,7 +67,13 @@ struct softiw_qp_tx {
 	bool term_pending;		/* @term waits to be sent */
 	bool term_sent;			/* Terminate staged: send nothing more */
 	struct softiw_rdmap_term term;
-	u32 buf_size;			/* octets allocated at @buf */
+	u32 buf_size;			/* octets at @buf (either kind) */
+	u32 batch_max;			/* stage no more than this, but one FPDU */
+	u8 *copy_buf;			/* batch sent by copy (kvmalloc) */
+	struct page *page;		/* batch spliced into TCP, or NULL */
+	struct page *spare;		/* the one before, while TCP holds it */
+	u8 page_order;
+	bool spliced;			/* @buf is @page's: splice, not copy */
 	u8 *ulpdu;			/* one ULPDU being framed */
 	u32 ulpdu_size;
 	u32 mulpdu;			/* effective MULPDU used */

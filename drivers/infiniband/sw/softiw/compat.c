@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softiw kernel compatibility helpers: the functions compat.h declares,
+ * one body per probed capability (see compat.h for the list).  Owns no
+ * state and takes no locks of its own.
+ */
+#include <linux/bvec.h>
+#include <linux/net.h>
+#include <linux/socket.h>
+#include <linux/uio.h>
+
+int softiw_sock_splice(struct socket *sock, struct page *page,
+		       unsigned int offset, unsigned int len, int flags)
+{
+#ifdef SOFTIW_HAVE_KERNEL_SENDPAGE
+	return kernel_sendpage(sock, page, offset, len, flags);
+#else
+	struct msghdr msg = { .msg_flags = flags | MSG_SPLICE_PAGES };
+	struct bio_vec bv;
+
+	bvec_set_page(&bv, page, len, offset);
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, &bv, 1, len);
+	return sock_sendmsg(sock, &msg);
+#endif
+}
