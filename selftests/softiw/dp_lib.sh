@@ -44,7 +44,8 @@ dp_setup() {
 	DP_TMP=$(mktemp -d) || fail "mktemp"
 	modprobe ib_uverbs 2>/dev/null
 	modprobe rdma_ucm 2>/dev/null
-	run modprobe softiw
+	# shellcheck disable=SC2086
+	run modprobe softiw ${DP_MODOPTS:-}
 	run ip netns add ns0
 	run ip netns add ns1
 	run ip link add veth0 netns ns0 type veth peer name veth1 netns ns1

@@ -55,4 +55,15 @@ case_run Y N Y $B6 $B6 "connected: rev 2 crc 1 markers 0/0"
 case_run Y Y Y $B6 $B6 "connected: rev 2 crc 1 markers 1/1"
 case_run Y N Y 0.0.0.0 $DP_B "connected: rev 2 crc 1 markers 0/0"
 case_run Y N Y :: $B6 "connected: rev 2 crc 1 markers 0/0"
+# Each CRC32c routine the module can choose (crc.c), forced at load.
+for impl in lib table; do
+	dp_cleanup
+	DP_MODOPTS="crc_impl=$impl" dp_setup rping
+	on_exit restore
+	check_eq "$(cat $PAR/crc_impl)" $impl "crc_impl after loading with crc_impl=$impl"
+	[ -w $DYN ] && echo 'module softiw +p' >$DYN
+	case_run Y N Y $DP_B $DP_B "connected: rev 2 crc 1 markers 0/0"
+	case_run Y Y Y $DP_B $DP_B "connected: rev 2 crc 1 markers 1/1"
+	log "crc_impl=$impl: verified"
+done
 exit 0

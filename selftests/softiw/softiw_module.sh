@@ -25,4 +25,22 @@ done
 # Unloading twice is refused by the kernel, not silently accepted.
 rmmod softiw 2>/dev/null && fail "rmmod of an unloaded softiw succeeded"
 log "3 load/unload rounds"
+
+# crc_impl: the MPA CRC32c routine, decided at load (crc.c).
+P=/sys/module/softiw/parameters/crc_impl
+for impl in lib table; do
+	run modprobe softiw crc_impl=$impl
+	check_eq "$(cat $P)" $impl "crc_impl after loading with crc_impl=$impl"
+	run rmmod softiw
+done
+dmesg_mark
+run modprobe softiw
+got=$(cat $P)
+case $got in lib|table) ;; *) fail "crc_impl=auto chose '$got'" ;; esac
+check_contains "$(dmesg_new)" "MPA CRC32c: $got (crc_impl=auto;" "the choice in the log"
+(echo lib >$P) 2>/dev/null && fail "crc_impl was writable after load"
+run rmmod softiw
+modprobe softiw crc_impl=fastest 2>/dev/null && fail "modprobe with crc_impl=fastest succeeded"
+is_loaded && fail "softiw loaded with crc_impl=fastest"
+log "crc_impl: lib, table, auto ($got), bad value refused"
 exit 0

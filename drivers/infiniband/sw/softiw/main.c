@@ -28,6 +28,7 @@
 #include "softiw.h"
 #include "cm.h"
 #include "txrx.h"
+#include "crc.h"
 
 static DEFINE_MUTEX(softiw_dev_mutex);
 static LIST_HEAD(softiw_dev_list);
@@ -193,6 +194,9 @@ static int __init softiw_init(void)
 	int ret;
 
 	/* debugfs is optional: its helpers accept an error pointer */
+	ret = softiw_crc_init();
+	if (ret)
+		return ret;
 	softiw_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	ret = softiw_txrx_init();
 	if (ret)
@@ -239,5 +243,5 @@ MODULE_AUTHOR("softiw developers");
 MODULE_DESCRIPTION("Software iWARP RDMA device (MPA/DDP/RDMAP over TCP)");
 MODULE_LICENSE("Dual BSD/GPL");
 MODULE_ALIAS_RDMA_LINK("softiw");
-/* the MPA CRC (crc32c()) needs a crc32c implementation loaded first */
+/* the MPA CRC (crc.c: crc32c()) needs a crc32c implementation loaded first */
 MODULE_SOFTDEP("pre: crc32c");

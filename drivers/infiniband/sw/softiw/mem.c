@@ -29,7 +29,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/crc32c.h>
 #include <linux/highmem.h>
 #include <linux/random.h>
 #include <linux/scatterlist.h>
@@ -37,6 +36,7 @@
 #include <rdma/ib_umem.h>
 
 #include "softiw.h"
+#include "crc.h"
 #include "mem.h"
 #include "qp.h"
 #include "ddp.h"
@@ -326,7 +326,7 @@ static int chunk_in_skb(u8 *p, u32 n, u32 done, void *arg)
 		return ret;
 	/* CRC over the octets as placed: what the ULP will see */
 	if (a->crc)
-		*a->crc = crc32c(*a->crc, p, n);
+		*a->crc = softiw_crc32c(*a->crc, p, n);
 	return 0;
 }
 

@@ -33,13 +33,13 @@
  * looked up (and referenced) for each copy only, so revocation waits for
  * at most one copy.
  */
-#include <linux/crc32c.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
 #include "softiw.h"
+#include "crc.h"
 #include "mem.h"
 #include "cm.h"
 #include "qp.h"
@@ -65,11 +65,6 @@ static u32 rx_to_marker(u32 pos)
 	       SOFTIW_MPA_MARKER_PERIOD;
 }
 
-static u32 rx_crc32c(u32 crc, const void *buf, unsigned int len)
-{
-	return crc32c(crc, buf, len);
-}
-
 /* A streaming CRC is kept only when the FPDU was not verified up front. */
 static bool rx_crc_live(const struct softiw_qp_rx *rx)
 {
@@ -79,7 +74,7 @@ static bool rx_crc_live(const struct softiw_qp_rx *rx)
 static void rx_crc(struct softiw_qp_rx *rx, const u8 *buf, u32 len)
 {
 	if (rx_crc_live(rx))
-		rx->crc = crc32c(rx->crc, buf, len);
+		rx->crc = softiw_crc32c(rx->crc, buf, len);
 }
 
 /* Consume @len octets of the skb into the CRC only (or not at all). */
@@ -93,7 +88,7 @@ static void rx_crc_skb(struct softiw_qp_rx *rx, const struct sk_buff *skb,
 
 		if (skb_copy_bits(skb, off, tmp, n))
 			return;
-		rx->crc = crc32c(rx->crc, tmp, n);
+		rx->crc = softiw_crc32c(rx->crc, tmp, n);
 		off += n;
 		len -= n;
 	}
@@ -108,7 +103,7 @@ int softiw_rx_init(struct softiw_qp *qp)
 	rx->rqe = kmalloc(sizeof(*rx->rqe), GFP_KERNEL);
 	if (!rx->rqe)
 		return -ENOMEM;
-	rx->mpa.crc32c = rx_crc32c;
+	rx->mpa.crc32c = softiw_mpa_crc32c;
 	rx->mpa.crc = qp->params.crc;
 	rx->mpa.markers = qp->params.markers_rx;
 	for (i = 0; i < SOFTIW_RDMAP_NR_QN; i++)
@@ -730,17 +725,17 @@ static bool rx_walk_feed(struct rx_walk *w, const u8 *p, u32 n)
 
 		if (w->markers && in < SOFTIW_MPA_MARKER_LEN) {
 			k = min(n, SOFTIW_MPA_MARKER_LEN - in);
-			w->crc = crc32c(w->crc, p, k);
+			w->crc = softiw_crc32c(w->crc, p, k);
 		} else {
 			k = w->markers ? min(n, rx_to_marker(w->pos)) : n;
 			if (w->plain < SOFTIW_MPA_HDR_LEN) {
 				k = min(k, SOFTIW_MPA_HDR_LEN - w->plain);
 				memcpy(w->len_wire + w->plain, p, k);
-				w->crc = crc32c(w->crc, p, k);
+				w->crc = softiw_crc32c(w->crc, p, k);
 			} else if (w->plain < w->fpdu_len - SOFTIW_MPA_CRC_LEN) {
 				k = min(k, w->fpdu_len - SOFTIW_MPA_CRC_LEN -
 					   w->plain);
-				w->crc = crc32c(w->crc, p, k);
+				w->crc = softiw_crc32c(w->crc, p, k);
 			} else {
 				u32 at = w->plain -
 					 (w->fpdu_len - SOFTIW_MPA_CRC_LEN);

@@ -40,7 +40,6 @@
  * guards the ird ring indices.  No lock is held across kernel_sendmsg():
  * its release_sock() may run our own data_ready.
  */
-#include <linux/crc32c.h>
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/socket.h>
@@ -50,6 +49,7 @@
 #include <net/tcp.h>
 
 #include "softiw.h"
+#include "crc.h"
 #include "mem.h"
 #include "cm.h"
 #include "cq.h"
@@ -73,11 +73,6 @@ static bool softiw_tx_splice = true;
 module_param_named(tx_splice, softiw_tx_splice, bool, 0644);
 MODULE_PARM_DESC(tx_splice,
 		 "Splice TX batches into TCP instead of copying them (default Y)");
-
-static u32 tx_crc32c(u32 crc, const void *buf, unsigned int len)
-{
-	return crc32c(crc, buf, len);
-}
 
 static void tx_queue(struct softiw_qp *qp)
 {
@@ -973,7 +968,7 @@ int softiw_txrx_attach(struct softiw_qp *qp, struct socket *sock)
 	mutex_init(&tx->run);
 	INIT_WORK(&tx->work, tx_work);
 	tx->mulpdu = mulpdu;
-	tx->mpa.crc32c = tx_crc32c;
+	tx->mpa.crc32c = softiw_mpa_crc32c;
 	tx->mpa.crc = qp->params.crc;
 	tx->mpa.markers = qp->params.markers_tx;
 	tx->msn_send = SOFTIW_DDP_MSN_INITIAL;
