@@ -25,6 +25,10 @@
 # 64 KiB and 1 MiB (about 24 MiB per run), ib_{write,read,send}_lat at 64
 # octets (2000 iterations, typical latency).  perftest over rdma_cm, -R -F.
 #
+# BENCH_TESTS (e.g. "write_lat send_bw"; default all) and BENCH_SUBJECTS
+# (default all) narrow a run down for a quick look; BENCH_SIZES
+# ("65536:400", size:iterations) replaces the bandwidth sizes.
+#
 # Prints "RESULT subject test size value unit round" per run and each
 # client's raw report prefixed "RAW"; exits non-zero if any run failed.
 rounds=${1:-3}
@@ -180,11 +184,25 @@ else
 	echo "FAILED: modprobe rdma_rxe"
 	fails=$((fails + 1))
 fi
+if [ -n "${BENCH_SUBJECTS:-}" ]; then
+	want=
+	for s in $subjects; do
+		case " $BENCH_SUBJECTS " in *" $s "*) want="$want $s" ;; esac
+	done
+	subjects=${want# }
+fi
 echo "# subjects: $subjects; $rounds round(s)"
+
+# wanted TEST: is ib_TEST in BENCH_TESTS (all when unset)?
+wanted() {
+	[ -z "${BENCH_TESTS:-}" ] && return 0
+	case " $BENCH_TESTS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
 
 r=1
 while [ $r -le "$rounds" ]; do
-	if command -v iperf3 >/dev/null 2>&1; then
+	if wanted iperf3 && command -v iperf3 >/dev/null 2>&1; then
 		iperf3 -s -1 -p 5299 >/dev/null 2>&1 &
 		sleep 1
 		ip netns exec bn1 iperf3 -c 10.77.0.1 -p 5299 -t 3 -f m 2>&1 |
@@ -192,13 +210,15 @@ while [ $r -le "$rounds" ]; do
 		wait
 	fi
 	for op in write read send; do
-		for sz in 4096:6000 65536:400 1048576:24; do
+		wanted ${op}_bw || continue
+		for sz in ${BENCH_SIZES:-4096:6000 65536:400 1048576:24}; do
 			for s in $subjects; do
 				perf "$s" $r ib_${op}_bw -s "${sz%:*}" -n "${sz#*:}"
 			done
 		done
 	done
 	for op in write read send; do
+		wanted ${op}_lat || continue
 		for s in $subjects; do
 			perf "$s" $r ib_${op}_lat -s 64 -n 2000
 		done
