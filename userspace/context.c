@@ -2,7 +2,9 @@
 /*
  * softiw provider: the user context (alloc/free) and the device and port
  * queries.  Everything goes through libibverbs' uverbs command helpers;
- * the only driver data is the alloc_ucontext response of softiw-abi.h.
+ * the only driver data is the alloc_ucontext request and response of
+ * softiw-abi.h, which ask for and hand over the context's doorbell file
+ * (fastpath.c rings it; closed here with the context).
  *
  * Locking: the verbs here keep no state of their own; the context fields
  * are set before libibverbs hands the context to the application.
@@ -11,10 +13,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rdma/softiw-abi.h>
 
 #include "softiw.h"
+
+/* GET_CONTEXT request: core part, then ours. */
+struct softiw_get_context_cmd {
+	struct ibv_get_context ibv_cmd;
+	struct softiw_alloc_ucontext_req drv;
+};
+
+_Static_assert(offsetof(struct softiw_get_context_cmd, drv) ==
+	       sizeof(struct ibv_get_context),
+	       "no padding between core and driver request");
 
 /* GET_CONTEXT response as the kernel writes it: core part, then ours. */
 struct softiw_get_context_resp {
@@ -69,6 +82,8 @@ static void softiw_free_context(struct ibv_context *ibctx)
 {
 	struct softiw_context *ctx = to_softiw_ctx(ibctx);
 
+	if (ctx->doorbell_fd >= 0)
+		close(ctx->doorbell_fd);
 	/* Closes cmd_fd, which makes the kernel drop the ucontext. */
 	verbs_uninit_context(&ctx->vctx);
 	free(ctx);
@@ -89,7 +104,7 @@ struct verbs_context *softiw_alloc_context(struct ibv_device *ibdev,
 					   int cmd_fd, void *private_data)
 {
 	struct softiw_get_context_resp resp;
-	struct ibv_get_context cmd;
+	struct softiw_get_context_cmd cmd;
 	struct softiw_context *ctx;
 	int ret;
 
@@ -102,7 +117,9 @@ struct verbs_context *softiw_alloc_context(struct ibv_device *ibdev,
 
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
-	ret = ibv_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd),
+	cmd.drv.flags = SOFTIW_UCTX_F_DOORBELL_FD;
+	resp.drv.doorbell_fd = -1;
+	ret = ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));
 	if (ret) {
 		verbs_err(&ctx->vctx, "GET_CONTEXT failed: %s\n",
@@ -122,6 +139,8 @@ struct verbs_context *softiw_alloc_context(struct ibv_device *ibdev,
 		goto err_uninit;
 	}
 	ctx->abi_version = resp.drv.abi_version;
+	/* none (-1) leaves the doorbell to the POST_SEND command */
+	ctx->doorbell_fd = resp.drv.doorbell_fd;
 
 	verbs_set_ops(&ctx->vctx, &softiw_ctx_ops);
 	verbs_set_ops(&ctx->vctx, &softiw_object_ops);

@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/mman.h>
 
@@ -226,11 +227,20 @@ static int sqe_from_wr(struct softiw_qp *qp, struct softiw_sqe *sqe,
 	return sqe_sges(sqe, wr, max_sge);
 }
 
+/*
+ * The kernel takes what the ring holds and runs the TX engine in this
+ * thread: through the context's doorbell file (softiw-abi.h), or, should
+ * that fail or be missing, an empty POST_SEND command.
+ */
 static void sq_doorbell(struct softiw_qp *qp)
 {
+	struct softiw_context *ctx = to_softiw_ctx(qp->vqp.qp.context);
 	struct ibv_send_wr *bad;
 
-	/* an empty POST_SEND: the kernel takes what the ring holds */
+	if (ctx->doorbell_fd >= 0 &&
+	    !ioctl(ctx->doorbell_fd, SOFTIW_IOCTL_SQ_DOORBELL,
+		   (unsigned long)qp->vqp.qp.qp_num))
+		return;
 	ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
 }
 

@@ -29,6 +29,7 @@ struct softiw_device {
 struct softiw_context {
 	struct verbs_context vctx;
 	uint32_t abi_version;	/* from the kernel's alloc_ucontext response */
+	int doorbell_fd;	/* the context's doorbell file, or -1 */
 };
 
 static inline struct softiw_context *to_softiw_ctx(struct ibv_context *ibctx)

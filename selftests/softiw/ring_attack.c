@@ -12,7 +12,8 @@
  * a well-behaved provider never would: unknown opcodes and flags, too
  * many SGEs, lengths past the limits, SGEs naming memory the process did
  * not register, producer indices out of range, garbage consumer indices,
- * and entries rewritten while the kernel reads them.
+ * and entries rewritten while the kernel reads them; and it rings its
+ * context's doorbell file for QPs that are not its own.
  *
  * What the kernel must do (uring.c): complete the bad entry with the
  * status the ABI names (LOC_QP_OP_ERR, LOC_LEN_ERR, LOC_PROT_ERR), move
@@ -23,6 +24,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sys/ioctl.h>
 #include <rdma/ib_user_verbs.h>
 
 #include "verbs_env.h"
@@ -705,6 +707,118 @@ TEST_F(ring, sq_rewritten_while_read)
 	while (ibv_poll_cq(e->s.rcq, 1, wc) > 0)
 		if (wc[0].status == IBV_WC_SUCCESS)
 			ASSERT_GE(RECV_LEN, wc[0].byte_len);
+	other_conn_works(_metadata, e);
+}
+
+/* ---- the doorbell file ---- */
+
+static int doorbell(int fd, unsigned long qpn)
+{
+	return ioctl(fd, SOFTIW_IOCTL_SQ_DOORBELL, qpn) ? errno : 0;
+}
+
+/*
+ * The context's doorbell file: close-on-exec, an anonymous inode of its
+ * own, and it rings: a SEND placed in the ring without the provider is
+ * sent when the file's doorbell names the QP.
+ */
+TEST_F(ring, doorbell_file_rings)
+{
+	struct env *e = &self->e;
+	struct ibv_qp *qp = CQP(self);
+	struct softiw_context *ctx = to_softiw_ctx(qp->context);
+	struct softiw_qp *q = to_softiw_qp(qp);
+	char path[64], name[128];
+	struct ibv_wc wc;
+	ssize_t n;
+
+	ASSERT_LE(0, ctx->doorbell_fd);
+	ASSERT_EQ(FD_CLOEXEC, fcntl(ctx->doorbell_fd, F_GETFD) & FD_CLOEXEC);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", ctx->doorbell_fd);
+	n = readlink(path, name, sizeof(name) - 1);
+	ASSERT_LT(0, n);
+	name[n] = 0;
+	ASSERT_STREQ("anon_inode:[softiw-doorbell]", name);
+
+	post_recvs(_metadata, e, SQP(self), 1, 100);
+	fill_pat(e->c.buf, MSG_LEN, 3);
+	sqe_send(e, sq_slot(qp, q->sq.head), 1);
+	sq_publish_one(qp);
+	ASSERT_EQ(0, doorbell(ctx->doorbell_fd, qp->qp_num));
+	poll_qp(_metadata, e->c.scq, qp, &wc, NULL);
+	check_wc(_metadata, &wc, 1, IBV_WC_SUCCESS, IBV_WC_SEND, qp);
+	poll_qp(_metadata, e->s.rcq, SQP(self), &wc, NULL);
+	check_wc(_metadata, &wc, 100, IBV_WC_SUCCESS, IBV_WC_RECV, SQP(self));
+	ASSERT_EQ(MSG_LEN, wc.byte_len);
+	ASSERT_EQ(-1, diff_mem(e->s.buf + RECV_OFF, e->c.buf, MSG_LEN));
+	ASSERT_EQ(IBV_QPS_RTS, qp_state(qp));
+}
+
+/*
+ * A doorbell file reaches only the QPs of its own context: a QP of
+ * another context of the same process is ENOENT either way, so are
+ * unknown numbers; a number past 32 bits is EINVAL, another request
+ * ENOTTY.  Once its context is closed, a copy of the file answers
+ * ENODEV.  None of it disturbs the QPs.
+ */
+TEST_F(ring, doorbell_file_confined)
+{
+	struct env *e = &self->e;
+	struct ibv_qp *qp = CQP(self);
+	int fd = to_softiw_ctx(qp->context)->doorbell_fd, fd2, fd2_copy;
+	struct ibv_qp_init_attr a;
+	struct ibv_context *ctx2;
+	struct ibv_qp *qp2;
+	struct ibv_cq *cq2;
+	struct ibv_pd *pd2;
+	uint32_t qpn2;
+
+	ctx2 = ibv_open_device(qp->context->device);
+	ASSERT_NE(NULL, ctx2);
+	fd2 = to_softiw_ctx(ctx2)->doorbell_fd;
+	ASSERT_LE(0, fd2);
+	ASSERT_NE(fd, fd2);
+	pd2 = ibv_alloc_pd(ctx2);
+	ASSERT_NE(NULL, pd2);
+	cq2 = ibv_create_cq(ctx2, 16, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq2);
+	memset(&a, 0, sizeof(a));
+	a.send_cq = cq2;
+	a.recv_cq = cq2;
+	a.qp_type = IBV_QPT_RC;
+	a.cap.max_send_wr = 4;
+	a.cap.max_recv_wr = 4;
+	a.cap.max_send_sge = 1;
+	a.cap.max_recv_sge = 1;
+	qp2 = ibv_create_qp(pd2, &a);
+	ASSERT_NE(NULL, qp2);
+	qpn2 = qp2->qp_num;
+
+	ASSERT_EQ(0, doorbell(fd2, qpn2));
+	ASSERT_EQ(ENOENT, doorbell(fd, qpn2));
+	ASSERT_EQ(ENOENT, doorbell(fd2, qp->qp_num));
+	ASSERT_EQ(ENOENT, doorbell(fd, 0xffffff));
+	if (sizeof(unsigned long) > 4)
+		ASSERT_EQ(EINVAL, doorbell(fd, qp->qp_num +
+					       ((unsigned long)UINT32_MAX + 1)));
+	ASSERT_EQ(ENOTTY, ioctl(fd, _IO(SOFTIW_IOCTL_MAGIC, 0x02), 0) ?
+			  errno : 0);
+
+	/* a copy outlives the context: it answers, reaching nothing */
+	fd2_copy = dup(fd2);
+	ASSERT_LE(0, fd2_copy);
+	ASSERT_EQ(0, ibv_destroy_qp(qp2));
+	ASSERT_EQ(ENOENT, doorbell(fd2_copy, qpn2));
+	ASSERT_EQ(0, ibv_destroy_cq(cq2));
+	ASSERT_EQ(0, ibv_dealloc_pd(pd2));
+	ASSERT_EQ(0, ibv_close_device(ctx2));
+	ASSERT_EQ(-1, fcntl(fd2, F_GETFD));	/* closed with its context */
+	ASSERT_EQ(ENODEV, doorbell(fd2_copy, qpn2));
+	ASSERT_EQ(ENODEV, doorbell(fd2_copy, qp->qp_num));
+	ASSERT_EQ(0, close(fd2_copy));
+
+	/* the process's own connections never noticed */
+	ASSERT_EQ(IBV_QPS_RTS, qp_state(qp));
 	other_conn_works(_metadata, e);
 }
 

@@ -10,9 +10,10 @@
 #ifndef SOFTIW_ABI_USER_H
 #define SOFTIW_ABI_USER_H
 
+#include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define SOFTIW_ABI_VERSION 2
+#define SOFTIW_ABI_VERSION 3
 
 /*
  * sysfs attribute of every softiw ib_device
@@ -22,12 +23,40 @@
  */
 #define SOFTIW_SYSFS_ABI_ATTR "softiw_abi_version"
 
+/* @flags of the alloc_ucontext request: give the process a doorbell file */
+#define SOFTIW_UCTX_F_DOORBELL_FD	0x1
+
+/*
+ * Request of alloc_ucontext (driver data after ib_uverbs_get_context).
+ * Unknown flags and a non-zero @reserved are refused (EINVAL).
+ */
+struct softiw_alloc_ucontext_req {
+	__u32 flags;		/* SOFTIW_UCTX_F_* */
+	__u32 reserved;
+};
+
 /* Response to alloc_ucontext (driver data after ib_uverbs_get_context_resp). */
 struct softiw_alloc_ucontext_resp {
 	__u32 abi_version;	/* SOFTIW_ABI_VERSION of the kernel */
-	__u32 reserved;
+	__s32 doorbell_fd;	/* the doorbell file (O_CLOEXEC), or -1 */
 	__aligned_u64 reserved2;
 };
+
+/*
+ * The doorbell file: asked for with SOFTIW_UCTX_F_DOORBELL_FD, one per
+ * context, owned by the process (it closes it with the context).
+ *
+ *   ioctl(doorbell_fd, SOFTIW_IOCTL_SQ_DOORBELL, qp_num)
+ *
+ * has the same effect as an empty POST_SEND on the QP's handle: the
+ * kernel takes what the QP's SQ ring holds and runs its TX engine in the
+ * caller's context.  Only QPs of the context the file was made for are
+ * reached: 0, or -1 with errno ENOENT (no such QP in this context),
+ * EINVAL (@qp_num out of range), ENODEV (the context is gone) or ENOTTY
+ * (another request).
+ */
+#define SOFTIW_IOCTL_MAGIC		0xb5
+#define SOFTIW_IOCTL_SQ_DOORBELL	_IO(SOFTIW_IOCTL_MAGIC, 0x01)
 
 /*
  * Rings shared with the kernel.
@@ -52,8 +81,9 @@ struct softiw_alloc_ucontext_resp {
  * process writes into a ring, at any time, can at worst put its own QP
  * into the error state.  A QP's work requests are refused on the rings
  * (they must go through the rings, not the POST_SEND / POST_RECV
- * commands); an empty POST_SEND is the SQ doorbell and an empty
- * POST_RECV makes the kernel flush the RQ of a QP in the error state.
+ * commands); the doorbell file (above) or an empty POST_SEND is the SQ
+ * doorbell, and an empty POST_RECV makes the kernel flush the RQ of a QP
+ * in the error state.
  */
 #define SOFTIW_RING_ENTRIES_OFF	256
 

@@ -397,6 +397,14 @@ static bool sq_ring_failed(struct softiw_qp *qp)
 	return qp->ring_error && qp->sq.tail == qp->sq.tx_next;
 }
 
+bool softiw_sq_maybe_more(struct softiw_qp *qp)
+{
+	if (READ_ONCE(qp->sq.tx_next) != READ_ONCE(qp->sq.head))
+		return true;
+	return qp->usq.ctrl &&
+	       READ_ONCE(qp->usq.ctrl->head) != READ_ONCE(qp->sq.head);
+}
+
 struct softiw_wqe *softiw_sq_next(struct softiw_qp *qp)
 {
 	struct softiw_wqe *wqe = NULL;
@@ -755,6 +763,7 @@ static void qp_reset(struct softiw_qp *qp)
 	WRITE_ONCE(qp->state, SOFTIW_QP_IDLE);
 	qp->ib_state = IB_QPS_RESET;
 	qp->ord_outstanding = 0;
+	qp->ord_wait = false;
 	qp->ird.head = 0;
 	qp->ird.tail = 0;
 	/* a new stream starts with an idle engine: posts ring the doorbell */
@@ -1035,6 +1044,11 @@ static int qp_doorbell(struct softiw_qp *qp, bool send)
 	else if (state == SOFTIW_QP_ERROR)
 		softiw_queue_work(&qp->flush_work);
 	return 0;
+}
+
+void softiw_qp_sq_doorbell(struct softiw_qp *qp)
+{
+	qp_doorbell(qp, true);
 }
 
 int softiw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,

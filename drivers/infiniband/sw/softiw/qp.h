@@ -184,6 +184,9 @@ struct softiw_srq {
  * @srq: shared receive queue or NULL
  * @ird: inbound Read Requests of struct softiw_read_req (@params.ird)
  * @ord_outstanding: Read Requests sent and not yet answered
+ * @ord_wait: the TX engine waits for @ord_outstanding to drop (ORD full,
+ *	or a fence); the RX engine kicks it when a Read Response returns a
+ *	credit.  Both under sq.lock.
  * @params: negotiated connection parameters, fixed once in RTS
  * @cep: connection endpoint while a stream is attached (cm.c), else NULL
  * @tx, @rx: engine state (txrx.h)
@@ -224,6 +227,7 @@ struct softiw_qp {
 	struct softiw_wq rq;
 	struct softiw_wq ird;
 	u32 ord_outstanding;
+	bool ord_wait;
 	struct softiw_conn_params params;
 	struct softiw_cep *cep;
 	struct softiw_qp_tx tx;
@@ -295,6 +299,12 @@ void softiw_qp_stream_closed(struct softiw_qp *qp, bool reset);
  */
 struct softiw_wqe *softiw_sq_next(struct softiw_qp *qp);
 /*
+ * softiw_sq_maybe_more() - a lockless hint: may softiw_sq_next() find an
+ * entry (posted, or in a user QP's ring)?  False is final only for the
+ * engine itself, which looks again with softiw_sq_next() before it idles.
+ */
+bool softiw_sq_maybe_more(struct softiw_qp *qp);
+/*
  * softiw_sq_done() - the engine is finished with @wqe (TCP accepted the
  * last octet, a Read Response completed it, or it failed with @status).
  * Generates CQEs for every entry from sq.tail that is done, in order.
@@ -326,6 +336,11 @@ int softiw_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int softiw_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_qp_init_attr *init_attr);
 int softiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+/*
+ * The SQ doorbell of a user QP (an empty POST_SEND, or the doorbell file
+ * of doorbell.c): take what the ring holds and run the TX engine.
+ */
+void softiw_qp_sq_doorbell(struct softiw_qp *qp);
 int softiw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		     const struct ib_send_wr **bad_wr);
 int softiw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,

@@ -511,6 +511,7 @@ static void rx_read_resp_done(struct softiw_qp *qp)
 {
 	struct softiw_qp_rx *rx = &qp->rx;
 	unsigned long flags;
+	bool kick;
 
 	if (rx->rresp_wqe) {
 		struct softiw_wqe *wqe = rx->rresp_wqe;
@@ -541,8 +542,12 @@ static void rx_read_resp_done(struct softiw_qp *qp)
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	if (qp->ord_outstanding)
 		qp->ord_outstanding--;
+	/* only a TX engine waiting for the credit (or a fence) needs us */
+	kick = qp->ord_wait;
+	qp->ord_wait = false;
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	softiw_tx_kick(qp);
+	if (kick)
+		softiw_tx_kick(qp);
 }
 
 /* A Send's last segment is placed: invalidate if asked, complete. */

@@ -71,10 +71,16 @@ static inline struct softiw_device *to_softiw_dev(struct ib_device *ibdev)
 	return container_of(ibdev, struct softiw_device, ibdev);
 }
 
-/* A process's context: @rm is what it holds (rm.c). */
+struct softiw_doorbell;
+
+/*
+ * A process's context: @rm is what it holds (rm.c); @db its doorbell
+ * file's link to it, or NULL (doorbell.c).
+ */
 struct softiw_ucontext {
 	struct ib_ucontext ibucontext;
 	struct softiw_rm_usage rm;
+	struct softiw_doorbell *db;
 };
 
 /* The ucontext an object of a process was charged to, or NULL. */
@@ -111,6 +117,26 @@ void softiw_device_netdev_check(struct softiw_device *sdev);
 bool softiw_port_is_active(const struct softiw_device *sdev);
 int softiw_netdev_notifier_register(void);
 void softiw_netdev_notifier_unregister(void);
+
+/*
+ * doorbell.c: a context's doorbell file.  softiw_doorbell_create() makes
+ * it without publishing it; then either softiw_doorbell_install() gives
+ * the process the fd and links the context, or
+ * softiw_doorbell_discard() drops it.  softiw_doorbell_sever() unlinks
+ * the context when it goes away.
+ */
+struct softiw_doorbell_new {
+	struct softiw_doorbell *db;
+	struct file *file;
+	int fd;
+};
+
+int softiw_doorbell_create(struct softiw_ucontext *uctx,
+			   struct softiw_doorbell_new *nd);
+void softiw_doorbell_install(struct softiw_ucontext *uctx,
+			     struct softiw_doorbell_new *nd);
+void softiw_doorbell_discard(struct softiw_doorbell_new *nd);
+void softiw_doorbell_sever(struct softiw_ucontext *uctx);
 
 /* verbs.c: the verbs glue */
 extern const struct ib_device_ops softiw_verbs_ops;

@@ -36,7 +36,8 @@
  * finds it taken sets @rerun, which the holder checks after letting go.
  * tx.lock (irqsave) guards @stopped against softiw_tx_kick() so that no
  * work is queued after detach, and the Terminate hand-over.  qp->sq.lock
- * guards qp->ord_outstanding (TX increments, RX decrements); qp->ird.lock
+ * guards qp->ord_outstanding (TX increments, RX decrements) and
+ * qp->ord_wait (TX waits for a credit, RX kicks it); qp->ird.lock
  * guards the ird ring indices.  No lock is held across kernel_sendmsg():
  * its release_sock() may run our own data_ready.
  */
@@ -370,7 +371,10 @@ static int tx_reg_mr(struct softiw_qp *qp, struct softiw_wqe *wqe)
 	return 0;
 }
 
-/* Take the ORD credit for one Read Request; false if none is free. */
+/*
+ * Take the ORD credit for one Read Request; false if none is free, and
+ * then RX kicks us when a Read Response returns one (qp->ord_wait).
+ */
 static bool tx_ord_take(struct softiw_qp *qp)
 {
 	unsigned long flags;
@@ -380,14 +384,25 @@ static bool tx_ord_take(struct softiw_qp *qp)
 	if (qp->ord_outstanding < qp->params.ord) {
 		qp->ord_outstanding++;
 		ok = true;
+	} else {
+		qp->ord_wait = true;
 	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	return ok;
 }
 
+/* Reads outstanding (a fence waits): RX kicks us when one is answered. */
 static bool tx_reads_outstanding(struct softiw_qp *qp)
 {
-	return READ_ONCE(qp->ord_outstanding) != 0;
+	unsigned long flags;
+	bool busy;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	busy = qp->ord_outstanding != 0;
+	if (busy)
+		qp->ord_wait = true;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	return busy;
 }
 
 /* Stage the single-segment Read Request of @wqe (or the Read RTR). */
@@ -528,6 +543,9 @@ static bool tx_rresp_start(struct softiw_qp *qp)
 	bool found = false;
 	int err;
 
+	/* a hint: RX kicks us after it queues a request */
+	if (READ_ONCE(qp->ird.tail) == READ_ONCE(qp->ird.head))
+		return false;
 	spin_lock_irqsave(&qp->ird.lock, flags);
 	if (qp->ird.slots && qp->ird.tail != qp->ird.head) {
 		rr = softiw_wq_slot(&qp->ird, qp->ird.tail, sizeof(*rr));
@@ -651,6 +669,13 @@ static bool tx_pick_sq(struct softiw_qp *qp)
 
 	if (tx->wqe)			/* an entry waiting for ORD or fence */
 		return tx_wqe_start(qp, tx->wqe);
+	/*
+	 * With FPDUs staged and nothing new in sight, they go to TCP first:
+	 * the full look at the ring (which may idle the engine) comes when
+	 * tx_run() fills the next batch.
+	 */
+	if (tx->buf_len && !softiw_sq_maybe_more(qp))
+		return false;
 	while (!READ_ONCE(tx->stopped) &&
 	       tx->nr_pend < ARRAY_SIZE(tx->pend) &&
 	       (wqe = softiw_sq_next(qp))) {

@@ -138,11 +138,23 @@ static int softiw_alloc_ucontext(struct ib_ucontext *ibucontext,
 				 struct ib_udata *udata)
 {
 	struct softiw_device *sdev = to_softiw_dev(ibucontext->device);
+	struct softiw_ucontext *uctx = container_of(ibucontext,
+						    struct softiw_ucontext,
+						    ibucontext);
 	struct softiw_alloc_ucontext_resp resp = {
 		.abi_version = SOFTIW_ABI_VERSION,
+		.doorbell_fd = -1,
 	};
+	struct softiw_alloc_ucontext_req req = {};
+	struct softiw_doorbell_new nd;
+	int ret;
 
-	if (!softiw_udata_in_ok(udata, 0))
+	if (!softiw_udata_in_ok(udata, sizeof(req)))
+		return -EINVAL;
+	if (udata->inlen &&
+	    ib_copy_from_udata(&req, udata, min(udata->inlen, sizeof(req))))
+		return -EFAULT;
+	if ((req.flags & ~SOFTIW_UCTX_F_DOORBELL_FD) || req.reserved)
 		return -EINVAL;
 	/* a provider that cannot take the whole response is not ours */
 	if (udata->outlen < sizeof(resp)) {
@@ -150,11 +162,27 @@ static int softiw_alloc_ucontext(struct ib_ucontext *ibucontext,
 			       udata->outlen, sizeof(resp));
 		return -EINVAL;
 	}
-	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (!(req.flags & SOFTIW_UCTX_F_DOORBELL_FD))
+		return ib_copy_to_udata(udata, &resp, sizeof(resp));
+
+	ret = softiw_doorbell_create(uctx, &nd);
+	if (ret)
+		return ret;
+	resp.doorbell_fd = nd.fd;
+	ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (ret) {
+		softiw_doorbell_discard(&nd);
+		return ret;
+	}
+	/* the process gets the fd only once nothing here can fail */
+	softiw_doorbell_install(uctx, &nd);
+	return 0;
 }
 
 static void softiw_dealloc_ucontext(struct ib_ucontext *ibucontext)
 {
+	softiw_doorbell_sever(container_of(ibucontext, struct softiw_ucontext,
+					   ibucontext));
 }
 
 static int softiw_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
