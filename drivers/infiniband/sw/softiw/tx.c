@@ -87,25 +87,174 @@ static void tx_queue(struct softiw_qp *qp)
 
 static void tx_run(struct softiw_qp *qp);
 
-/* Run the engine in the caller's context if it may and nobody else is. */
-static bool tx_run_inline(struct softiw_qp *qp)
+/*
+ * Deferred kicks.  A thread running a user QP's engine inline hands
+ * FPDUs to TCP; over veth or loopback the receiving side's softirq runs
+ * right there, in that thread, and may find work for another user QP's
+ * engine (an inbound Read Request to answer).  Waking a worker for it
+ * would put a switch to the worker and back on the Read's critical path;
+ * instead the softirq notes the QP (referenced) in the thread's slot on
+ * this CPU, and the thread runs that engine itself when its own is done.
+ * One level only: engines run from a slot get no slot of their own, and
+ * a slot that fills up, or an engine that goes round for another batch,
+ * hands what it holds to the workqueue.
+ *
+ * Slots are per CPU.  Their owner cannot migrate while it holds one
+ * (migrate_disable()) and touches it with bottom halves off; the only
+ * other user is softirq on the same CPU interrupting that very thread
+ * (current == @task), so nothing else is needed.
+ */
+#define TX_DEFER_SLOTS	4
+#define TX_DEFER_QPS	4
+
+struct tx_defer_slot {
+	struct task_struct *task;
+	unsigned int n;
+	struct softiw_qp *qp[TX_DEFER_QPS];
+};
+
+struct tx_defer_cpu {
+	struct tx_defer_slot slot[TX_DEFER_SLOTS];
+};
+
+static DEFINE_PER_CPU(struct tx_defer_cpu, tx_defer_cpu);
+
+/* A free slot of this CPU for current (migration off), or NULL. */
+static struct tx_defer_slot *tx_defer_claim(void)
+{
+	struct tx_defer_cpu *c;
+	struct tx_defer_slot *slot = NULL;
+	int i;
+
+	local_bh_disable();
+	c = this_cpu_ptr(&tx_defer_cpu);
+	for (i = 0; i < TX_DEFER_SLOTS; i++) {
+		if (!c->slot[i].task) {
+			slot = &c->slot[i];
+			slot->task = current;
+			slot->n = 0;
+			break;
+		}
+	}
+	local_bh_enable();
+	return slot;
+}
+
+/* Softirq: note @qp for the thread it interrupted, if that one has a slot. */
+static bool tx_defer_add(struct softiw_qp *qp)
+{
+	struct tx_defer_cpu *c;
+	struct tx_defer_slot *slot;
+	unsigned int i, j;
+
+	if (!qp->is_user || !in_serving_softirq())
+		return false;
+	c = this_cpu_ptr(&tx_defer_cpu);
+	for (i = 0; i < TX_DEFER_SLOTS; i++) {
+		slot = &c->slot[i];
+		if (slot->task != current)
+			continue;
+		for (j = 0; j < slot->n; j++)
+			if (slot->qp[j] == qp)
+				return true;
+		if (slot->n == TX_DEFER_QPS)
+			return false;
+		softiw_qp_ref(qp);
+		slot->qp[slot->n++] = qp;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Take what @slot holds; with @done the slot is given back when it
+ * holds nothing.  Returns how many QPs went to @qp.
+ */
+static unsigned int tx_defer_take(struct tx_defer_slot *slot,
+				  struct softiw_qp **qp, bool done)
+{
+	unsigned int n;
+
+	local_bh_disable();
+	n = slot->n;
+	memcpy(qp, slot->qp, n * sizeof(*qp));
+	slot->n = 0;
+	if (done && !n)
+		slot->task = NULL;
+	local_bh_enable();
+	return n;
+}
+
+static void tx_kick_once(struct softiw_qp *qp, bool inline_ok);
+
+/*
+ * Run (@inline_ok) or queue the engines @slot holds; with @done, until it
+ * stays empty, and then give it back.  Engines run from here may fill it
+ * again (their sends cause softirq work too); after TX_DEFER_ROUNDS
+ * rounds the rest goes to the workqueue.
+ */
+#define TX_DEFER_ROUNDS	8
+
+static void tx_defer_run(struct tx_defer_slot *slot, bool inline_ok,
+			 bool done)
+{
+	struct softiw_qp *qp[TX_DEFER_QPS];
+	unsigned int i, n, round = 0;
+
+	do {
+		n = tx_defer_take(slot, qp, done);
+		inline_ok &= ++round <= TX_DEFER_ROUNDS;
+		for (i = 0; i < n; i++) {
+			tx_kick_once(qp[i], inline_ok);
+			softiw_qp_put(qp[i]);
+		}
+	} while (n && done);
+}
+
+/*
+ * Run the engine in the caller's context if it may and nobody else is;
+ * with @defer, kicks for other user QPs that our own sends cause in
+ * softirq are run here afterwards (see above).
+ */
+static bool tx_run_inline(struct softiw_qp *qp, bool defer)
 {
 	struct softiw_qp_tx *tx = &qp->tx;
+	struct tx_defer_slot *slot = NULL;
 
 	if (!qp->is_user || !in_task() || !preemptible() ||
 	    READ_ONCE(tx->owner) == current || READ_ONCE(tx->stopped))
 		return false;
 	if (!mutex_trylock(&tx->run))
 		return false;
+	if (defer) {
+		migrate_disable();
+		slot = tx_defer_claim();
+	}
+	tx->defer = slot;
 	WRITE_ONCE(tx->owner, current);
 	tx_run(qp);
 	WRITE_ONCE(tx->owner, NULL);
+	tx->defer = NULL;
 	mutex_unlock(&tx->run);
 	/* the unlock before reading @rerun: pairs with tx_work()'s barrier */
 	smp_mb();
 	if (xchg(&tx->rerun, false))
 		tx_queue(qp);
+	if (defer) {
+		if (slot)
+			tx_defer_run(slot, true, true);
+		migrate_enable();
+	}
 	return true;
+}
+
+static void tx_kick_once(struct softiw_qp *qp, bool inline_ok)
+{
+	/* Pairs with the release in softiw_txrx_attach(): lock is set up. */
+	if (!smp_load_acquire(&qp->tx.sock))
+		return;
+	if (!inline_ok || !tx_run_inline(qp, false))
+		tx_queue(qp);
 }
 
 void softiw_tx_kick(struct softiw_qp *qp)
@@ -113,7 +262,9 @@ void softiw_tx_kick(struct softiw_qp *qp)
 	/* Pairs with the release in softiw_txrx_attach(): lock is set up. */
 	if (!smp_load_acquire(&qp->tx.sock))
 		return;
-	if (!tx_run_inline(qp))
+	if (tx_run_inline(qp, true))
+		return;
+	if (!tx_defer_add(qp))
 		tx_queue(qp);
 }
 
@@ -914,6 +1065,9 @@ static void tx_run(struct softiw_qp *qp)
 		}
 		if (tx->term_sent || !tx_fill(qp))
 			return;
+		/* another batch: what waits for us goes to the workqueue */
+		if (tx->defer)
+			tx_defer_run(tx->defer, false, false);
 		cond_resched();
 	}
 	/* Stopped from inside the engine (a Terminate for a local error). */

@@ -33,6 +33,7 @@
 struct softiw_qp;
 struct softiw_wqe;
 struct softiw_rqe;
+struct tx_defer_slot;
 
 /* The Read Response the TX engine is sending (copied from qp->ird). */
 struct softiw_tx_rresp {
@@ -62,6 +63,8 @@ struct softiw_qp_tx {
 	struct mutex run;		/* held by whoever runs the engine */
 	bool rerun;			/* the work found @run taken: run again */
 	struct task_struct *owner;	/* poster running the engine inline */
+	/* its deferred-kick slot (tx.c) while it runs inline; tx.run */
+	struct tx_defer_slot *defer;
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_write_space)(struct sock *sk);
 	bool term_pending;		/* @term waits to be sent */
