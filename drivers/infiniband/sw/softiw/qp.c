@@ -405,12 +405,35 @@ bool softiw_sq_maybe_more(struct softiw_qp *qp)
 	       READ_ONCE(qp->usq.ctrl->head) != READ_ONCE(qp->sq.head);
 }
 
+/*
+ * The engine's last look before it idles, without the queue lock when
+ * the ring is sound: nothing posted and nothing in the ring, so the flag
+ * goes and the ring is read once more (sq_refill() does the same under
+ * the lock).  Only the TX engine writes the flag and takes from the ring
+ * while the QP is not in ERROR, and it is the caller.  True if idle.
+ */
+static bool sq_idle_unlocked(struct softiw_qp *qp)
+{
+	struct softiw_ring_ctrl *c = qp->usq.ctrl;
+	u32 head = READ_ONCE(qp->sq.head);
+
+	if (!c || READ_ONCE(qp->ring_error) ||
+	    READ_ONCE(qp->sq.tx_next) != head || READ_ONCE(c->head) != head)
+		return false;
+	WRITE_ONCE(c->flags, 0);
+	smp_mb();	/* flag cleared before the head is read again */
+	return READ_ONCE(c->head) == head;
+}
+
 struct softiw_wqe *softiw_sq_next(struct softiw_qp *qp)
 {
 	struct softiw_wqe *wqe = NULL;
 	enum softiw_qp_state state;
 	bool ring_error = false;
 	unsigned long flags;
+
+	if (sq_idle_unlocked(qp))
+		return NULL;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	state = READ_ONCE(qp->state);

@@ -358,12 +358,26 @@ static void rx_hdr_done(struct softiw_qp *qp)
 		rx->left = softiw_mpa_pad(rx->ulpdu_len);
 }
 
+/*
+ * At the start of an FPDU, the octets of every header but a Terminate's
+ * are fetched with one copy (rx_hdr() then takes from them only what
+ * rx_hdr_want() asks for, as if it had copied piece by piece).
+ */
+#define RX_HDR_PEEK	(SOFTIW_MPA_HDR_LEN + SOFTIW_DDP_UNTAGGED_HDR_LEN + \
+			 SOFTIW_RDMAP_READ_REQ_LEN)
+
 static u32 rx_hdr(struct softiw_qp *qp, const struct sk_buff *skb, int off,
 		  u32 len)
 {
 	struct softiw_qp_rx *rx = &qp->rx;
-	u32 used = 0;
+	u32 used = 0, peeked = 0;
 
+	BUILD_BUG_ON(sizeof(rx->hdr) < RX_HDR_PEEK);
+	if (!rx->hdr_got) {
+		peeked = min_t(u32, len, RX_HDR_PEEK);
+		if (skb_copy_bits(skb, off, rx->hdr, peeked))
+			return rx_broken(qp, len);
+	}
 	for (;;) {
 		u32 want = rx_hdr_want(rx), n;
 
@@ -374,7 +388,9 @@ static u32 rx_hdr(struct softiw_qp *qp, const struct sk_buff *skb, int off,
 		if (used == len)
 			return used;
 		n = min(len - used, want - rx->hdr_got);
-		if (skb_copy_bits(skb, off + used, rx->hdr + rx->hdr_got, n))
+		/* the peek covers [0, peeked) of this FPDU's header */
+		if (rx->hdr_got + n > peeked &&
+		    skb_copy_bits(skb, off + used, rx->hdr + rx->hdr_got, n))
 			return rx_broken(qp, len);
 		rx_crc(rx, rx->hdr + rx->hdr_got, n);
 		rx->hdr_got += n;
@@ -668,7 +684,7 @@ static u32 rx_trailer(struct softiw_qp *qp, const struct sk_buff *skb,
 
 	if (rx->state == RX_PAD) {
 		n = min(len, rx->left);
-		if (n && !skb_copy_bits(skb, off, pad, n))
+		if (n && rx_crc_live(rx) && !skb_copy_bits(skb, off, pad, n))
 			rx_crc(rx, pad, n);
 		rx->left -= n;
 		if (!rx->left)
@@ -676,7 +692,9 @@ static u32 rx_trailer(struct softiw_qp *qp, const struct sk_buff *skb,
 		return n;
 	}
 	n = min_t(u32, len, SOFTIW_MPA_CRC_LEN - rx->crc_got);
-	if (skb_copy_bits(skb, off, rx->crc_wire + rx->crc_got, n))
+	/* only a CRC still to be checked is read (without CRC it is zero) */
+	if (rx_crc_live(rx) &&
+	    skb_copy_bits(skb, off, rx->crc_wire + rx->crc_got, n))
 		return rx_broken(qp, len);
 	rx->crc_got += n;
 	if (rx->crc_got == SOFTIW_MPA_CRC_LEN)
