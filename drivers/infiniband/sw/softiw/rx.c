@@ -6,7 +6,9 @@
  *   CRC      with CRC in use, nothing of an FPDU is placed before its
  *            CRC is known good (RFC 5044 section 8): rx_fpdu_verify()
  *            waits until the whole FPDU is in the socket's receive queue
- *            and checks its CRC there, without consuming or copying it;
+ *            and checks its CRC there, without consuming or copying it
+ *            (rx_fpdu_verify_here() when it lies in one skb and there are
+ *            no Markers: straight over the skb's pages);
  *   HDR      ULPDU_Length and the DDP/RDMAP header (whole Read Request,
  *            Terminate body) are gathered into rx.hdr, then decoded and
  *            validated with the wire core BEFORE any placement;
@@ -844,6 +846,71 @@ static int rx_fpdu_verify(struct softiw_qp *qp, struct sk_buff *skb, u32 off)
 	return RX_VERIFY_WAIT;
 }
 
+/*
+ * CRC32c of @len octets at @off of @skb's linear part and page frags, or
+ * false if they are not all there (a frag list: rx_fpdu_verify() then).
+ */
+static bool rx_skb_crc(const struct sk_buff *skb, u32 off, u32 len, u32 *crc)
+{
+	u32 hlen = skb_headlen(skb), i;
+
+	if (off < hlen) {
+		u32 n = min(len, hlen - off);
+
+		*crc = softiw_crc32c(*crc, skb->data + off, n);
+		off += n;
+		len -= n;
+	}
+	off -= hlen;
+	for (i = 0; len && i < skb_shinfo(skb)->nr_frags; i++) {
+		const skb_frag_t *f = &skb_shinfo(skb)->frags[i];
+		u32 size = skb_frag_size(f), at, n;
+
+		if (off >= size) {
+			off -= size;
+			continue;
+		}
+		at = skb_frag_off(f) + off;
+		n = min(len, size - off);
+		len -= n;
+		off = 0;
+		while (n) {
+			u32 k = min_t(u32, n, PAGE_SIZE - offset_in_page(at));
+			u8 *v = kmap_local_page(nth_page(skb_frag_page(f),
+							 at >> PAGE_SHIFT));
+
+			*crc = softiw_crc32c(*crc, v + offset_in_page(at), k);
+			kunmap_local(v);
+			at += k;
+			n -= k;
+		}
+	}
+	return !len;
+}
+
+/*
+ * rx_fpdu_verify() for the common case, without walking the queue: no
+ * Markers and the whole FPDU within the @avail octets at @off of this
+ * skb.  RX_VERIFY_WAIT when that is not so (the walk decides then).
+ */
+static int rx_fpdu_verify_here(struct softiw_qp *qp, const struct sk_buff *skb,
+			       u32 off, u32 avail)
+{
+	u8 w[SOFTIW_MPA_CRC_LEN];
+	u32 fpdu_len, crc = ~0u;
+
+	if (qp->rx.mpa.markers || avail < SOFTIW_MPA_HDR_LEN ||
+	    skb_copy_bits(skb, off, w, SOFTIW_MPA_HDR_LEN))
+		return RX_VERIFY_WAIT;
+	fpdu_len = softiw_mpa_fpdu_len(softiw_wire_get_be16(w));
+	if (fpdu_len > avail ||
+	    !rx_skb_crc(skb, off, fpdu_len - SOFTIW_MPA_CRC_LEN, &crc) ||
+	    skb_copy_bits(skb, off + fpdu_len - SOFTIW_MPA_CRC_LEN, w,
+			  SOFTIW_MPA_CRC_LEN))
+		return RX_VERIFY_WAIT;
+	return ~crc == softiw_wire_get_le32(w) ? RX_VERIFY_OK : RX_VERIFY_BAD;
+}
+
 static int rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 		    unsigned int offset, size_t len)
 {
@@ -858,7 +925,10 @@ static int rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 		/* An FPDU starts with its first octet, Marker or not. */
 		if (!rx->in_fpdu) {
 			if (rx->mpa.crc) {
-				int v = rx_fpdu_verify(qp, skb, off);
+				int v = rx_fpdu_verify_here(qp, skb, off, n);
+
+				if (v == RX_VERIFY_WAIT)
+					v = rx_fpdu_verify(qp, skb, off);
 
 				if (v == RX_VERIFY_WAIT) {
 					/* leave the rest queued until more comes */
