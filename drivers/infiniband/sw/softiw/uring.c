@@ -140,7 +140,11 @@ static u8 wqe_from_sqe(struct softiw_qp *qp, struct softiw_wqe *wqe,
 {
 	u32 max_sge = qp->max_send_sge;
 
-	memset(wqe, 0, offsetof(struct softiw_wqe, inline_data));
+	/*
+	 * The scalars; @bind, @sge and @inline_data are read only as far as
+	 * this entry sets them (@num_sge, @length, a Bind's opcode).
+	 */
+	memset(wqe, 0, offsetof(struct softiw_wqe, bind));
 	wqe->wr_id = s->wr_id;
 	if (s->flags & ~SQE_FLAGS_KNOWN)
 		return IB_WC_LOC_QP_OP_ERR;
@@ -207,6 +211,27 @@ static u8 wqe_from_sqe(struct softiw_qp *qp, struct softiw_wqe *wqe,
 	return 0;
 }
 
+/*
+ * Copy the SQ entry at @slot into @s, reading each octet of the ring at
+ * most once: the fixed part, then as much of the union as the copied
+ * flags and length call for (inline data, or SGEs and Bind).  What is
+ * left of @s is never read: wqe_from_sqe() refuses inline data longer
+ * than the union and more SGEs than it holds.  Copies are costly where
+ * the CPU is emulated, and most entries use a small part of theirs.
+ */
+static void sqe_copy(struct softiw_sqe *s, const struct softiw_sqe *slot)
+{
+	size_t fixed = offsetof(struct softiw_sqe, sge), n;
+
+	memcpy(s, slot, fixed);
+	barrier();	/* @flags and @inline_len as copied, not re-read */
+	if (s->flags & SOFTIW_SQE_F_INLINE)
+		n = min_t(size_t, s->inline_len, sizeof(s->inline_data));
+	else
+		n = max(sizeof(s->sge), sizeof(s->bind));
+	memcpy((u8 *)s + fixed, (const u8 *)slot + fixed, n);
+}
+
 /* May the ring be read?  0, or -EINVAL once it is broken (see qp.h). */
 static int ring_readable(struct softiw_qp *qp, bool flush)
 {
@@ -245,8 +270,7 @@ int softiw_sq_ingest(struct softiw_qp *qp, bool flush)
 		return -EINVAL;
 	}
 	while (sq->head != uhead) {
-		memcpy(&s, softiw_uring_slot(&qp->usq, sq->head, sizeof(s)),
-		       sizeof(s));
+		sqe_copy(&s, softiw_uring_slot(&qp->usq, sq->head, sizeof(s)));
 		/* from here on only the copy counts */
 		barrier();
 		wqe = softiw_wq_slot(sq, sq->head, sizeof(*wqe));
@@ -277,7 +301,8 @@ static u8 rqe_from_abi(struct softiw_rqe *rqe, const struct softiw_rqe_abi *a,
 {
 	u32 total;
 
-	memset(rqe, 0, sizeof(*rqe));
+	/* @sge is read only as far as @num_sge */
+	memset(rqe, 0, offsetof(struct softiw_rqe, sge));
 	rqe->wr_id = a->wr_id;
 	if (a->num_sge > max_sge || a->reserved)
 		return IB_WC_LOC_QP_OP_ERR;
