@@ -84,7 +84,8 @@ wait $srv || true
 grep -E '^ *#bytes|^ *64 ' /tmp/trace-client.out
 perl -ne '
 	next unless /([0-9]+\.[0-9]+) us/; my $d = $1; my $n;
-	if (m{/\* ([\w.]+)}) { $n = $1 } elsif (/([\w.]+)\(\);/) { $n = $1 } else { next }
+	if (m{/\* ([\w.]+)}) { $n = $1 }
+	elsif (/([\w.]+)(?: \[\w+\])?\(\);/) { $n = $1 } else { next }
 	$c{$n}++; $s{$n} += $d; push @{$v{$n}}, $d;
 	END {
 		for my $k (sort keys %c) {
