@@ -27,6 +27,12 @@
  *	bio_vec does the same.  (6.1's headers define MSG_SPLICE_PAGES but
  *	its TCP ignores the flag, so the flag itself is not the probe.)
  *
+ * SOFTIW_HAVE_SKB_FRAGS_READABLE
+ *	skb_frags_readable() exists (6.12): an skb's frags may be device
+ *	memory the CPU cannot read (devmem TCP), and code that maps frag
+ *	pages itself must ask first.  Without it (6.1) every frag is a
+ *	page of memory, and the fallback below says so.
+ *
  * Helpers built on the capabilities live in compat.c and are declared
  * at the end of this file.
  */
@@ -35,6 +41,10 @@
 
 struct socket;
 struct page;
+
+#ifndef SOFTIW_HAVE_SKB_FRAGS_READABLE
+#define skb_frags_readable(skb) true
+#endif
 
 /*
  * Hand @len octets at @offset of the (compound) @page to TCP without

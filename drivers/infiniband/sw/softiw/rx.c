@@ -848,11 +848,16 @@ static int rx_fpdu_verify(struct softiw_qp *qp, struct sk_buff *skb, u32 off)
 
 /*
  * CRC32c of @len octets at @off of @skb's linear part and page frags, or
- * false if they are not all there (a frag list: rx_fpdu_verify() then).
+ * false if they are not all there or not readable (a frag list, device
+ * memory: rx_fpdu_verify() decides then).
  */
 static bool rx_skb_crc(const struct sk_buff *skb, u32 off, u32 len, u32 *crc)
 {
 	u32 hlen = skb_headlen(skb), i;
+
+	/* frags of device memory: the walk's skb_seq_read() refuses them */
+	if (!skb_frags_readable(skb))
+		return false;
 
 	if (off < hlen) {
 		u32 n = min(len, hlen - off);

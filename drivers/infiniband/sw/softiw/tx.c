@@ -147,7 +147,7 @@ static bool tx_defer_add(struct softiw_qp *qp)
 	struct tx_defer_slot *slot;
 	unsigned int i, j;
 
-	if (!qp->is_user || !in_serving_softirq())
+	if (!qp->is_user || !in_serving_softirq() || in_hardirq())
 		return false;
 	c = this_cpu_ptr(&tx_defer_cpu);
 	for (i = 0; i < TX_DEFER_SLOTS; i++) {
@@ -226,6 +226,11 @@ static bool tx_run_inline(struct softiw_qp *qp, bool defer)
 		return false;
 	if (!mutex_trylock(&tx->run))
 		return false;
+	/* detached meanwhile (detach sets @stopped before it takes @run) */
+	if (READ_ONCE(tx->stopped)) {
+		mutex_unlock(&tx->run);
+		return true;
+	}
 	if (defer) {
 		migrate_disable();
 		slot = tx_defer_claim();
@@ -1227,9 +1232,14 @@ void softiw_txrx_detach(struct softiw_qp *qp)
 	write_unlock_bh(&sk->sk_callback_lock);
 
 	cancel_work_sync(&tx->work);
-	/* a poster may still be running the engine inline: wait for it */
+	/*
+	 * A poster may still be running the engine inline: wait for it, and
+	 * keep @run until the engine's state is gone, so that one who
+	 * passed the @stopped check before we set it and takes @run only
+	 * now finds @stopped (tx_run_inline()) and nothing freed under it.
+	 * The work item only trylocks @run, so cancelling it here is safe.
+	 */
 	mutex_lock(&tx->run);
-	mutex_unlock(&tx->run);
 	cancel_work_sync(&tx->work);
 	tx_final(qp);
 	softiw_rx_release(qp);
@@ -1243,6 +1253,7 @@ void softiw_txrx_detach(struct softiw_qp *qp)
 	tx->wqe = NULL;
 	tx->nr_pend = 0;
 	WRITE_ONCE(tx->sock, NULL);
+	mutex_unlock(&tx->run);
 }
 
 int softiw_txrx_init(void)

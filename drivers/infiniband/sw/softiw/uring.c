@@ -224,8 +224,11 @@ static void sqe_copy(struct softiw_sqe *s, const struct softiw_sqe *slot)
 	size_t fixed = offsetof(struct softiw_sqe, sge), n;
 
 	memcpy(s, slot, fixed);
-	barrier();	/* @flags and @inline_len as copied, not re-read */
-	if (s->flags & SOFTIW_SQE_F_INLINE)
+	barrier();	/* the fields as copied, not re-read */
+	/* only these carry inline data; any other reads SGEs or Bind */
+	if ((s->flags & SOFTIW_SQE_F_INLINE) &&
+	    (s->opcode == SOFTIW_SQE_SEND || s->opcode == SOFTIW_SQE_SEND_INV ||
+	     s->opcode == SOFTIW_SQE_WRITE))
 		n = min_t(size_t, s->inline_len, sizeof(s->inline_data));
 	else
 		n = max(sizeof(s->sge), sizeof(s->bind));
