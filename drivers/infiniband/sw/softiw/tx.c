@@ -26,14 +26,18 @@
  * on the CPU that happened to post.
  *
  * A post to an idle user QP runs the engine at once in the poster's
- * context (the uverbs system call), which saves the work item's wakeup
+ * context (the doorbell system call), which saves the work item's wakeup
  * per message; kernel QPs always go through the work item, so a ULP's
- * completion handler never runs inside its own post_send.
+ * completion handler never runs inside its own post_send.  Work for
+ * another user QP that the poster's own sends cause in softirq (an
+ * inbound Read Request) is run by the poster afterwards ("deferred
+ * kicks", below).
  *
  * Locking: everything in qp->tx except @lock, @stopped, @rerun and @term*
- * is only touched by whoever holds tx.run: the work item, or a poster
- * running the engine inline.  Neither waits for it: a work item that
- * finds it taken sets @rerun, which the holder checks after letting go.
+ * is only touched by whoever holds tx.run: the work item, a poster
+ * running the engine inline, or detach while it takes the engine apart.
+ * The engines never wait for it: a work item that finds it taken sets
+ * @rerun, which the holder checks after letting go.
  * tx.lock (irqsave) guards @stopped against softiw_tx_kick() so that no
  * work is queued after detach, and the Terminate hand-over.  qp->sq.lock
  * guards qp->ord_outstanding (TX increments, RX decrements) and
