@@ -14,8 +14,11 @@
 # largest size): each is a Send, an
 # RDMA Read of the client's buffer and an RDMA Write back, then a compare.
 # The veth run sends its TX batches spliced into TCP (tx_splice=Y, the
-# default), the loopback run by copy (tx_splice=N): the device counters
-# tx_batches_spliced and tx_batches_copied must show exactly that.
+# default), and the server's 65535-octet RDMA Writes (at least
+# tx_zcopy_min, default 32768) from the application's own pages
+# (zero-copy: completed when TCP lets go of them); the loopback run sends
+# by copy (tx_splice=N).  The device counters tx_batches_spliced,
+# tx_batches_zerocopy and tx_batches_copied must show exactly that.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dp_lib.sh"
 dp_setup rping
@@ -38,16 +41,22 @@ batches() {
 	echo $(($(rdma_counter sw0 tx_batches_$1) + $(rdma_counter sw1 tx_batches_$1)))
 }
 [ "$(cat $P)" = Y ] || fail "tx_splice is not Y by default"
-s0=$(batches spliced) c0=$(batches copied)
+check_eq "$(cat /sys/module/softiw/parameters/tx_zcopy_min)" 32768 \
+	"tx_zcopy_min by default"
+s0=$(batches spliced) c0=$(batches copied) z0=$(batches zerocopy)
 rping_pair veth ns1 ns0 $DP_B 7174
-s1=$(batches spliced) c1=$(batches copied)
+s1=$(batches spliced) c1=$(batches copied) z1=$(batches zerocopy)
 [ "$s1" -gt "$s0" ] || fail "tx_batches_spliced $s0 -> $s1 over the veth run"
-log "veth: $((s1 - s0)) batches spliced, $((c1 - c0)) copied"
+# each Write of 65535 octets fills at least one batch of its own
+[ "$((z1 - z0))" -ge "$count" ] ||
+	fail "tx_batches_zerocopy $z0 -> $z1 over $count Writes of 64 KiB"
+log "veth: $((s1 - s0)) batches spliced, $((z1 - z0)) zero-copy, $((c1 - c0)) copied"
 echo N >$P
 rping_pair loopback ns0 ns0 $DP_A 7175
 echo Y >$P
-s2=$(batches spliced) c2=$(batches copied)
+s2=$(batches spliced) c2=$(batches copied) z2=$(batches zerocopy)
 check_eq "$s2" "$s1" "tx_batches_spliced with tx_splice=N"
+check_eq "$z2" "$z1" "tx_batches_zerocopy with tx_splice=N"
 [ "$c2" -gt "$c1" ] || fail "tx_batches_copied $c1 -> $c2 with tx_splice=N"
 log "loopback, tx_splice=N: $((c2 - c1)) batches copied"
 exit 0

@@ -20,6 +20,8 @@
  * assertion is not weakened.
  */
 #define _GNU_SOURCE
+#include <sys/mman.h>
+
 #include "verbs_env.h"
 
 /* ---- the fixture: one connection, default options ---- */
@@ -380,6 +382,68 @@ TEST_F(conn, write_reuse_after_completion)
 			TH_LOG("slice %u", i);
 	}
 	ASSERT_EQ(-1, diff_byte(e->s.buf, len, FILL)) TH_LOG("guard");
+}
+
+/*
+ * A WRITE large enough to go from the application's own pages (zero-copy:
+ * tx_zcopy_min, default 32 KiB) whose source region is deregistered, and
+ * whose memory is unmapped and mapped afresh with other contents, right
+ * after the post.  What was framed before the deregistration is sent
+ * from the pages TCP holds; what was not is refused (the lkey is gone).
+ * So the WRITE completes, successfully or with a local protection error,
+ * and every target octet is either the old pattern or untouched: never
+ * the new contents, never anything else (and the guest log stays clean).
+ */
+TEST_F(conn, write_source_released_in_flight)
+{
+	struct env *e = &self->e;
+	const size_t len = 2 << 20;
+	struct ibv_sge sg;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	uint8_t *src, *want;
+	size_t i;
+
+	src = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, src);
+	want = malloc(len);
+	ASSERT_NE(NULL, want);
+	fill_pat(src, len, 41);
+	fill_pat(want, len, 41);
+	mr = ibv_reg_mr(e->c.pd, src, len, IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+	memset(e->s.buf, FILL, BUF_LEN);
+	sg = (struct ibv_sge){ .addr = (uintptr_t)src, .length = len,
+			       .lkey = mr->lkey };
+	ASSERT_EQ(0, post_op(CQP(self), IBV_WR_RDMA_WRITE, 5, &sg, 1,
+			     IBV_SEND_SIGNALED, (uintptr_t)e->s.buf,
+			     e->s.mr->rkey));
+	ASSERT_EQ(0, ibv_dereg_mr(mr));
+	ASSERT_EQ(src, mmap(src, len, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0));
+	memset(src, 0x5a, len);
+	poll_n(_metadata, e->c.scq, 1, &wc);
+	ASSERT_EQ(5, wc.wr_id);
+	ASSERT_TRUE(wc.status == IBV_WC_SUCCESS ||
+		    wc.status == IBV_WC_LOC_PROT_ERR) {
+		TH_LOG("status %s", ibv_wc_status_str(wc.status));
+	}
+	/* what TCP took is in the target by now (loopback) */
+	usleep(300 * 1000);
+	for (i = 0; i < len; i++)
+		if (e->s.buf[i] != want[i] && e->s.buf[i] != FILL)
+			break;
+	ASSERT_EQ(len, i) {
+		TH_LOG("target octet %zu is %#x: neither the source's %#x nor untouched",
+		       i, e->s.buf[i], want[i]);
+	}
+	if (wc.status == IBV_WC_SUCCESS)
+		ASSERT_EQ(-1, diff_mem(e->s.buf, want, len));
+	ASSERT_EQ(-1, diff_byte(e->s.buf + len, BUF_LEN - len, FILL));
+	TH_LOG("WRITE: %s", ibv_wc_status_str(wc.status));
+	free(want);
+	munmap(src, len);
 }
 
 /*

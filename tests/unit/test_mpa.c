@@ -388,6 +388,65 @@ TEST(rfc5044_s4_fpdu_seal_in_place)
 	}
 }
 
+/* Split framing (payload sent from elsewhere) gives the same octets. */
+TEST(rfc5044_s4_fpdu_split_framing)
+{
+	static const u32 lens[] = { 14, 15, 17, 18, 1446, 1460, 0xffff };
+	static u8 ulpdu[0x10000], want[0x10010], got[0x10010];
+	const u32 hlen = 14;
+	int crc, i, n, t;
+	u32 k, reg;
+
+	for (k = 0; k < sizeof(ulpdu); k++)
+		ulpdu[k] = (u8)(k * 5 + 1);
+	for (crc = 0; crc < 2; crc++) {
+		for (i = 0; i < (int)(sizeof(lens) / sizeof(lens[0])); i++) {
+			struct softiw_mpa_tx a = tx_init(crc, false);
+			struct softiw_mpa_tx b = tx_init(crc, false);
+			u32 rest = lens[i] - hlen;
+
+			a.pos = b.pos = 100;
+			n = softiw_mpa_fpdu_build(&a, ulpdu, lens[i], want,
+						  sizeof(want));
+			memset(got, 0xee, sizeof(got));
+			memcpy(got + SOFTIW_MPA_HDR_LEN, ulpdu, hlen);
+			CHECK_EQ(softiw_mpa_fpdu_open(&b, got, lens[i], hlen,
+						      &reg), 0);
+			CHECK_EQ(b.pos, 100);
+			/* the payload, in two pieces as from two pages */
+			memcpy(got + SOFTIW_MPA_HDR_LEN + hlen, ulpdu + hlen,
+			       rest);
+			if (crc) {
+				reg = b.crc32c(reg, ulpdu + hlen, rest / 2);
+				reg = b.crc32c(reg, ulpdu + hlen + rest / 2,
+					       rest - rest / 2);
+			}
+			t = softiw_mpa_fpdu_close(&b, reg, lens[i],
+						  got + SOFTIW_MPA_HDR_LEN +
+						  lens[i], 7);
+			CHECK_EQ(SOFTIW_MPA_HDR_LEN + (int)lens[i] + t, n);
+			CHECK_MEM(got, want, n);
+			CHECK_EQ(b.pos, a.pos);
+			CHECK_EQ(got[n], 0xee);
+		}
+	}
+	{
+		struct softiw_mpa_tx t = tx_init(true, false);
+		struct softiw_mpa_tx mk = tx_init(true, true);
+
+		CHECK_EQ(softiw_mpa_fpdu_open(&t, got, 0x10000, 14, &reg),
+			 -EMSGSIZE);
+		CHECK_EQ(softiw_mpa_fpdu_open(&t, got, 10, 14, &reg), -EINVAL);
+		CHECK_EQ(softiw_mpa_fpdu_open(&mk, got, 40, 14, &reg),
+			 -EINVAL);
+		/* PAD 2 + CRC 4 do not fit in 5: nothing written */
+		got[0] = 0xee;
+		CHECK_EQ(softiw_mpa_fpdu_close(&t, 0, 40, got, 5), -ENOSPC);
+		CHECK_EQ(got[0], 0xee);
+		CHECK_EQ(t.pos, 0);
+	}
+}
+
 TEST(rfc5044_s6_crc_off_sends_zero)
 {
 	u8 ulpdu[4] = { 1, 2, 3, 4 }, out[16];
@@ -468,6 +527,7 @@ int main(void)
 	RUN(rfc5044_s4_mulpdu_from_emss);
 	RUN(rfc5044_s6_crc_covers_fpdu);
 	RUN(rfc5044_s4_fpdu_seal_in_place);
+	RUN(rfc5044_s4_fpdu_split_framing);
 	RUN(rfc5044_s6_crc_off_sends_zero);
 	RUN(rfc5044_s4_fpdu_truncated);
 	RUN(rfc5044_s4_fpdus_back_to_back);

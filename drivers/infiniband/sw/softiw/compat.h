@@ -33,6 +33,12 @@
  *	pages itself must ask first.  Without it (6.1) every frag is a
  *	page of memory, and the fallback below says so.
  *
+ * SOFTIW_HAVE_UBUF_INFO_OPS
+ *	struct ubuf_info (the completion of a zero-copy send) points at a
+ *	struct ubuf_info_ops with a complete() callback (6.12); older
+ *	kernels (6.1) have one callback pointer of the same signature in
+ *	the ubuf_info itself.  softiw_ubuf_init() fills in either.
+ *
  * Helpers built on the capabilities live in compat.c and are declared
  * at the end of this file.
  */
@@ -41,6 +47,7 @@
 
 struct socket;
 struct page;
+struct ubuf_info;
 
 #ifndef SOFTIW_HAVE_SKB_FRAGS_READABLE
 #define skb_frags_readable(skb) true
@@ -53,5 +60,12 @@ struct page;
  */
 int softiw_sock_splice(struct socket *sock, struct page *page,
 		       unsigned int offset, unsigned int len, int flags);
+
+/*
+ * Make @uarg the completion of a zero-copy send owned by the TX engine:
+ * one reference (the caller's), user-page fragments, and a callback that
+ * calls softiw_tx_zc_put() (txrx.h) for each reference TCP drops.
+ */
+void softiw_ubuf_init(struct ubuf_info *uarg);
 
 #endif /* SOFTIW_COMPAT_H */

@@ -339,6 +339,52 @@ int softiw_mem_copy_in_skb(struct softiw_mem *mem, const struct softiw_qp *qp,
 	return mem_locked_walk(mem, qp, access, addr, len, chunk_in_skb, &a);
 }
 
+struct pages_out_arg {
+	struct softiw_mem *mem;
+	u64 addr;
+	struct bio_vec *bv;
+	u32 max;
+	u32 n;
+};
+
+/* One chunk of a user region (never crosses a page): reference it. */
+static int chunk_pages(u8 *p, u32 n, u32 done, void *arg)
+{
+	struct pages_out_arg *a = arg;
+	struct page *page;
+	u32 poff;
+
+	if (a->n == a->max)
+		return -E2BIG;
+	page = mem_page(a->mem, a->addr + done, &poff);
+	if (!page)
+		return -EFAULT;
+	get_page(page);
+	bvec_set_page(&a->bv[a->n++], page, n, poff);
+	return 0;
+}
+
+int softiw_mem_pages_out(struct softiw_mem *mem, const struct softiw_qp *qp,
+			 u64 addr, u32 len, struct bio_vec *bv, u32 max)
+{
+	struct pages_out_arg a = {
+		.mem = mem, .addr = addr, .bv = bv, .max = max,
+	};
+	int ret;
+
+	/* user regions only: their pages stay pinned while referenced */
+	if (mem->mw_type || !mem->umem)
+		return -EOPNOTSUPP;
+	ret = mem_locked_walk(mem, qp, SOFTIW_ACCESS_LOCAL_READ, addr, len,
+			      chunk_pages, &a);
+	if (ret) {
+		while (a.n)
+			put_page(a.bv[--a.n].bv_page);
+		return ret;
+	}
+	return a.n;
+}
+
 /*
  * Unbind a window; caller holds its write lock.  Returns the region it
  * was bound onto, for mw_release_mr() once the lock is dropped.

@@ -150,6 +150,20 @@ int softiw_mem_copy_in_skb(struct softiw_mem *mem, const struct softiw_qp *qp,
 			   int skb_off, u32 len, u32 *crc);
 
 /*
+ * softiw_mem_pages_out() - zero-copy transmit: instead of copying
+ * [@addr, @addr + @len) out of user region @mem, describe it as page
+ * fragments in @bv (at most @max), each page referenced by us (the caller
+ * put_page()s them when TCP has taken its own), after the checks of a
+ * local read under the read side of @mem->lock.  A fragment never
+ * crosses a page.  Returns the fragments used, -E2BIG when @max is too
+ * few, -EOPNOTSUPP for anything but a user region (kernel memory is
+ * copied), or the check's error; on error nothing is referenced.  The
+ * pages stay valid while referenced, even if the region is deregistered.
+ */
+int softiw_mem_pages_out(struct softiw_mem *mem, const struct softiw_qp *qp,
+			 u64 addr, u32 len, struct bio_vec *bv, u32 max);
+
+/*
  * softiw_mem_invalidate() - revoke @stag (Local Invalidate, Send with
  * Invalidate, Read with Invalidate) on behalf of @qp.  -EPERM unless the
  * object belongs to @qp's PD (and a type 2 window is bound to @qp);

@@ -365,6 +365,35 @@ int softiw_mpa_fpdu_seal(struct softiw_mpa_tx *tx, u8 *fpdu, u32 ulpdu_len,
 	return pre + SOFTIW_MPA_CRC_LEN;
 }
 
+int softiw_mpa_fpdu_open(struct softiw_mpa_tx *tx, u8 *fpdu, u32 ulpdu_len,
+			 u32 hlen, u32 *crc_reg)
+{
+	if (ulpdu_len > 0xffff)
+		return -EMSGSIZE;
+	if (tx->markers || hlen > ulpdu_len)
+		return -EINVAL;
+	softiw_wire_put_be16(fpdu, ulpdu_len);
+	*crc_reg = tx->crc ? tx->crc32c(~0u, fpdu, SOFTIW_MPA_HDR_LEN + hlen) :
+		   0;
+	return 0;
+}
+
+int softiw_mpa_fpdu_close(struct softiw_mpa_tx *tx, u32 crc_reg,
+			  u32 ulpdu_len, u8 *trail, size_t trail_len)
+{
+	u32 pad = softiw_mpa_pad(ulpdu_len);
+	u32 crc = 0;
+
+	if (trail_len < pad + SOFTIW_MPA_CRC_LEN)
+		return -ENOSPC;
+	memset(trail, 0, pad);
+	if (tx->crc)
+		crc = ~tx->crc32c(crc_reg, trail, pad);
+	softiw_wire_put_le32(trail + pad, crc);
+	tx->pos += SOFTIW_MPA_HDR_LEN + ulpdu_len + pad + SOFTIW_MPA_CRC_LEN;
+	return pad + SOFTIW_MPA_CRC_LEN;
+}
+
 /*
  * Check every Marker of an FPDU of @wire octets at @in (stream position
  * @pos) points back to its start, and copy the content between them

@@ -237,6 +237,24 @@ int softiw_mpa_fpdu_build(struct softiw_mpa_tx *tx, const u8 *ulpdu,
 int softiw_mpa_fpdu_seal(struct softiw_mpa_tx *tx, u8 *fpdu, u32 ulpdu_len,
 			 size_t fpdu_len);
 
+/*
+ * Split framing, for a ULPDU whose payload TCP takes from pages of its own
+ * (zero-copy transmit; no Markers).  softiw_mpa_fpdu_open() writes
+ * ULPDU_Length at @fpdu, where the first @hlen octets of the @ulpdu_len
+ * octet ULPDU already follow it, and returns the CRC32c register over
+ * those SOFTIW_MPA_HDR_LEN + @hlen octets (0 without CRC).  The caller runs
+ * the register on over the remaining @ulpdu_len - @hlen octets with
+ * @tx->crc32c (when @tx->crc), then softiw_mpa_fpdu_close() writes the
+ * zero PAD and the CRC (or zero) at @trail and advances @tx->pos.  The
+ * octets on the wire equal softiw_mpa_fpdu_build()'s.  open returns
+ * -EMSGSIZE, -EINVAL (Markers, or @hlen past @ulpdu_len) as seal does;
+ * close returns the octets written at @trail (PAD and CRC) or -ENOSPC.
+ */
+int softiw_mpa_fpdu_open(struct softiw_mpa_tx *tx, u8 *fpdu, u32 ulpdu_len,
+			 u32 hlen, u32 *crc_reg);
+int softiw_mpa_fpdu_close(struct softiw_mpa_tx *tx, u32 crc_reg,
+			  u32 ulpdu_len, u8 *trail, size_t trail_len);
+
 /* One direction's receive state. */
 struct softiw_mpa_rx {
 	softiw_crc32c_fn crc32c;	/* used when @crc */

@@ -26,6 +26,7 @@ static const struct rdma_stat_desc softiw_stat_descs[SOFTIW_NR_STATS] = {
 	[SOFTIW_STAT_CQ_FLOOD] = { .name = "cq_flood_refused" },
 	[SOFTIW_STAT_TX_SPLICED] = { .name = "tx_batches_spliced" },
 	[SOFTIW_STAT_TX_COPIED] = { .name = "tx_batches_copied" },
+	[SOFTIW_STAT_TX_ZEROCOPY] = { .name = "tx_batches_zerocopy" },
 };
 
 void softiw_stat_inc(struct softiw_device *sdev, enum softiw_stat s)

@@ -29,6 +29,7 @@ enum softiw_stat {
 	SOFTIW_STAT_CQ_FLOOD,		/* streams cut off for flooding a CQ */
 	SOFTIW_STAT_TX_SPLICED,		/* TX batches spliced into TCP */
 	SOFTIW_STAT_TX_COPIED,		/* TX batches TCP copied (no page) */
+	SOFTIW_STAT_TX_ZEROCOPY,	/* TX batches with user pages (zero-copy) */
 	SOFTIW_NR_STATS
 };
 

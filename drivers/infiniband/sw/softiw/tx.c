@@ -16,8 +16,11 @@
  * goes to the spare page or a new one, and the busy one is left to TCP.
  * When no page can be had without waiting, that batch is sent from the
  * QP's copy buffer with an ordinary kernel_sendmsg() (tx_splice=N: always).
- * Send completions still mean "TCP has the octets": the application's own
- * buffer is not referenced once its payload is framed.
+ * For those, a send completion means "TCP has the octets": the
+ * application's own buffer is not referenced once its payload is framed.
+ * Large SENDs and WRITEs from user regions are not copied at all: their
+ * payload goes to TCP in the application's own pages, and they complete
+ * when TCP lets go of them ("Zero-copy transmit", below).
  *
  * The module-wide workqueue is WQ_UNBOUND | WQ_MEM_RECLAIM: kernel ULPs
  * (NFS/RDMA, NVMe-oF) may sit in the memory reclaim path, so TX must make
@@ -45,8 +48,12 @@
  * guards the ird ring indices.  No lock is held across kernel_sendmsg():
  * its release_sock() may run our own data_ready.
  */
+#include <linux/bvec.h>
+#include <linux/highmem.h>
+#include <linux/module.h>
 #include <linux/net.h>
 #include <linux/slab.h>
+#include <linux/uio.h>
 #include <linux/socket.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
@@ -79,6 +86,52 @@ module_param_named(tx_splice, softiw_tx_splice, bool, 0644);
 MODULE_PARM_DESC(tx_splice,
 		 "Splice TX batches into TCP instead of copying them (default Y)");
 
+static unsigned int softiw_tx_zcopy_min = 32768;
+module_param_named(tx_zcopy_min, softiw_tx_zcopy_min, uint, 0644);
+MODULE_PARM_DESC(tx_zcopy_min,
+		 "Send the payload of SEND and RDMA WRITE work requests of at least this many octets from the application's registered pages without copying; they complete when TCP has let go of the pages (0: always copy; default 32768)");
+
+/*
+ * Zero-copy transmit.  A SEND or RDMA WRITE of at least tx_zcopy_min
+ * octets from user regions does not have its payload copied into the
+ * batch page: each of its FPDUs is the header and trailer octets in the
+ * batch page around the application's own pages, and the batch goes to
+ * TCP as a list of page fragments (softiw_mem_pages_out() references the
+ * pages; TCP takes references of its own) with MSG_ZEROCOPY and a
+ * ubuf_info of ours (struct softiw_tx_zcb).  TCP keeps those pages until
+ * the peer has ACKed the octets, and may send them again until then, so
+ * such a work request completes only when TCP has dropped the last
+ * reference to its batch's ubuf_info: softiw_tx_zc_put() marks the batch
+ * released and kicks the engine, which completes its work requests
+ * (tx_zc_reap(); softiw_sq_done() keeps completions in SQ order).  The
+ * CRC is computed from the pages when the FPDU is framed.  Markers, a
+ * kernel region, a batch without a page of ours (tx_splice=N) or a failed
+ * allocation mean the payload is copied as before.  A batch TCP still
+ * holds when the QP is detached is left to TCP and freed by its last
+ * callback; its work requests are flushed with the QP.  Each batch holds
+ * a module reference, since TCP may call back after the QP is gone.
+ *
+ * Locking: zc->lock (irqsave) guards zc->qp and the list of batches sent
+ * and their @released flags; everything else is the engine's (tx.run).
+ */
+#define SOFTIW_TX_ZC_FRAGS	256
+
+struct softiw_tx_zc {
+	spinlock_t lock;		/* @qp, @batches, their @released */
+	struct kref ref;		/* the QP's, and one per batch */
+	struct softiw_qp *qp;		/* NULL once detached */
+	struct list_head batches;	/* sent, not yet reaped */
+};
+
+struct softiw_tx_zcb {
+	struct ubuf_info ubuf;		/* TCP's references, and ours */
+	struct softiw_tx_zc *zc;
+	struct list_head node;		/* in zc->batches once sent */
+	bool released;			/* TCP let go of every page */
+	u32 nr;
+	struct softiw_wqe *wqe[ARRAY_SIZE(((struct softiw_qp_tx *)NULL)->pend)];
+};
+
 static void tx_queue(struct softiw_qp *qp)
 {
 	unsigned long flags;
@@ -90,6 +143,74 @@ static void tx_queue(struct softiw_qp *qp)
 }
 
 static void tx_run(struct softiw_qp *qp);
+
+static void tx_zc_free(struct kref *ref)
+{
+	kfree(container_of(ref, struct softiw_tx_zc, ref));
+}
+
+static void tx_zcb_free(struct softiw_tx_zcb *b)
+{
+	struct softiw_tx_zc *zc = b->zc;
+
+	kfree(b);
+	kref_put(&zc->ref, tx_zc_free);
+	/* TCP may call back after the last QP is gone: see the section */
+	module_put(THIS_MODULE);
+}
+
+void softiw_tx_zc_put(struct ubuf_info *uarg)
+{
+	struct softiw_tx_zcb *b = container_of(uarg, struct softiw_tx_zcb,
+					       ubuf);
+	struct softiw_tx_zc *zc = b->zc;
+	struct softiw_qp *qp;
+	unsigned long flags;
+	bool orphan;
+
+	if (!refcount_dec_and_test(&uarg->refcnt))
+		return;
+	spin_lock_irqsave(&zc->lock, flags);
+	b->released = true;
+	qp = zc->qp;
+	orphan = !qp;
+	if (orphan) {
+		list_del_init(&b->node);
+	} else if (!in_task() || (READ_ONCE(qp->tx.owner) != current &&
+				  current_work() != &qp->tx.work)) {
+		/*
+		 * Not called from inside the engine's own TCP call (which
+		 * reaps right after it): the work item reaps.
+		 */
+		tx_queue(qp);
+	}
+	spin_unlock_irqrestore(&zc->lock, flags);
+	if (orphan)
+		tx_zcb_free(b);
+}
+
+/* Complete the work requests of every batch TCP has let go of. */
+static void tx_zc_reap(struct softiw_qp *qp)
+{
+	struct softiw_tx_zc *zc = qp->tx.zc;
+	struct softiw_tx_zcb *b, *tmp;
+	unsigned long flags;
+	LIST_HEAD(done);
+	u32 i;
+
+	if (!zc || list_empty(&zc->batches))
+		return;
+	spin_lock_irqsave(&zc->lock, flags);
+	list_for_each_entry_safe(b, tmp, &zc->batches, node)
+		if (b->released)
+			list_move_tail(&b->node, &done);
+	spin_unlock_irqrestore(&zc->lock, flags);
+	list_for_each_entry_safe(b, tmp, &done, node) {
+		for (i = 0; i < b->nr; i++)
+			softiw_sq_done(qp, b->wqe[i], IB_WC_SUCCESS);
+		tx_zcb_free(b);
+	}
+}
 
 /*
  * Deferred kicks.  A thread running a user QP's engine inline hands
@@ -306,7 +427,7 @@ static bool tx_room(struct softiw_qp_tx *tx, u32 ulpdu_len)
 	u32 wire = softiw_mpa_wire_len(ulpdu_len, tx->mpa.markers,
 				       tx->mpa.pos);
 
-	if (tx->buf_len && tx->buf_len + wire > tx->batch_max)
+	if (tx->buf_len && tx->buf_len + tx->zc_len + wire > tx->batch_max)
 		return false;
 	return tx->buf_len + wire <= tx->buf_size;
 }
@@ -460,6 +581,167 @@ static int tx_check_sges(struct softiw_qp *qp, struct softiw_wqe *wqe,
 		}
 	}
 	return total == wqe->length ? 0 : -EINVAL;
+}
+
+/* Does @wqe's payload go from the application's pages (see above)? */
+static bool tx_zc_wanted(struct softiw_qp *qp, struct softiw_wqe *wqe)
+{
+	u32 min = READ_ONCE(softiw_tx_zcopy_min);
+
+	return qp->is_user && qp->tx.zc && min && wqe->length >= min &&
+	       !(wqe->flags & SOFTIW_WQE_INLINE) &&
+	       (wqe->opcode == SOFTIW_WR_SEND ||
+		wqe->opcode == SOFTIW_WR_SEND_INV ||
+		wqe->opcode == SOFTIW_WR_WRITE);
+}
+
+/* The batch's ubuf_info, made when its first zero-copy FPDU is staged. */
+static bool tx_zc_begin(struct softiw_qp_tx *tx)
+{
+	struct softiw_tx_zcb *b;
+
+	if (tx->zcb)
+		return true;
+	b = kzalloc(sizeof(*b), GFP_NOWAIT | __GFP_NOWARN);
+	if (!b)
+		return false;
+	if (!try_module_get(THIS_MODULE)) {
+		kfree(b);
+		return false;
+	}
+	softiw_ubuf_init(&b->ubuf);
+	kref_get(&tx->zc->ref);
+	b->zc = tx->zc;
+	INIT_LIST_HEAD(&b->node);
+	tx->zcb = b;
+	return true;
+}
+
+/* Drop our references to the batch's fragments. */
+static void tx_zc_frags_put(struct softiw_qp_tx *tx)
+{
+	while (tx->nr_frags)
+		put_page(tx->frag[--tx->nr_frags].bv_page);
+	tx->frag_mark = 0;
+	tx->zc_len = 0;
+}
+
+/* The batch page's octets from frag_mark to @end become a fragment. */
+static void tx_zc_run(struct softiw_qp_tx *tx, u32 end)
+{
+	if (end == tx->frag_mark)
+		return;
+	get_page(tx->page);
+	bvec_set_page(&tx->frag[tx->nr_frags++], tx->page,
+		      end - tx->frag_mark, tx->frag_mark);
+	tx->frag_mark = end;
+}
+
+/*
+ * Reference @len payload octets from offset @off of @wqe's user regions
+ * as fragments at @bv (room for @max).  Returns the number used, or
+ * -EOPNOTSUPP (some SGE is not a user region: copy instead), -E2BIG, or
+ * another error of the check; nothing stays referenced on error.
+ */
+static int tx_zc_gather(struct softiw_qp *qp, struct softiw_wqe *wqe, u32 off,
+			u32 len, struct bio_vec *bv, u32 max)
+{
+	u32 i, n = 0;
+	int ret = 0;
+
+	for (i = 0; i < wqe->num_sge && i < SOFTIW_MAX_SGE && len; i++) {
+		struct softiw_sge *sge = &wqe->sge[i];
+		struct softiw_mem *mem;
+		u32 part;
+
+		if (off >= sge->length) {
+			off -= sge->length;
+			continue;
+		}
+		part = min(len, sge->length - off);
+		mem = softiw_mem_get(qp->sdev, sge->lkey);
+		if (!mem) {
+			ret = -ENOENT;
+			break;
+		}
+		ret = softiw_mem_pages_out(mem, qp, sge->addr + off, part,
+					   bv + n, max - n);
+		softiw_mem_put(mem);
+		if (ret < 0)
+			break;
+		n += ret;
+		ret = 0;
+		len -= part;
+		off = 0;
+	}
+	if (!ret && len)
+		ret = -EINVAL;
+	if (ret) {
+		while (n)
+			put_page(bv[--n].bv_page);
+		return ret;
+	}
+	return n;
+}
+
+/*
+ * Stage one DDP segment (header @h of @hlen octets, @plen payload octets
+ * from offset @off of the current WQE) with its payload referenced in
+ * place.  Returns 0, -E2BIG (no fragments left: the batch is full),
+ * -EOPNOTSUPP (copy it instead; nothing staged) or another -errno.
+ */
+static int tx_zc_segment(struct softiw_qp *qp, const struct softiw_ddp_hdr *h,
+			 u32 off, u32 plen, u32 hlen)
+{
+	struct softiw_qp_tx *tx = &qp->tx;
+	u8 *fpdu = tx->buf + tx->buf_len;
+	u32 reg, i, at;
+	int n, ret;
+
+	/* the header run, the payload, and the run that ends the batch */
+	if (!tx->spliced)
+		return -EOPNOTSUPP;
+	if (tx->nr_frags + 3 > SOFTIW_TX_ZC_FRAGS)
+		return -E2BIG;
+	at = tx->nr_frags + 1;
+	n = tx_zc_gather(qp, tx->wqe, off, plen, tx->frag + at,
+			 SOFTIW_TX_ZC_FRAGS - 1 - at);
+	if (n < 0)
+		return n;
+	ret = softiw_ddp_hdr_encode(h, fpdu + SOFTIW_MPA_HDR_LEN,
+				    tx->buf_size - tx->buf_len -
+				    SOFTIW_MPA_HDR_LEN);
+	if (ret >= 0)
+		ret = softiw_mpa_fpdu_open(&tx->mpa, fpdu, hlen + plen, hlen,
+					   &reg);
+	if (ret >= 0 && !tx_zc_begin(tx))
+		ret = -EOPNOTSUPP;
+	if (ret < 0) {
+		while (n)
+			put_page(tx->frag[at + --n].bv_page);
+		return ret;
+	}
+	if (tx->mpa.crc) {
+		for (i = at; i < at + n; i++) {
+			u8 *p = kmap_local_page(tx->frag[i].bv_page);
+
+			reg = tx->mpa.crc32c(reg, p + tx->frag[i].bv_offset,
+					     tx->frag[i].bv_len);
+			kunmap_local(p);
+		}
+	}
+	tx->buf_len += SOFTIW_MPA_HDR_LEN + hlen;
+	tx_zc_run(tx, tx->buf_len);
+	tx->nr_frags += n;
+	tx->zc_len += plen;
+	/* PAD and CRC start the next run of the batch page */
+	ret = softiw_mpa_fpdu_close(&tx->mpa, reg, hlen + plen,
+				    tx->buf + tx->buf_len,
+				    tx->buf_size - tx->buf_len);
+	if (ret < 0)
+		return ret;	/* cannot happen: tx_room() checked */
+	tx->buf_len += ret;
+	return 0;
 }
 
 /* A local error on @wqe: complete it with @status, QP to ERROR. */
@@ -674,6 +956,20 @@ static bool tx_next_segment(struct softiw_qp *qp, bool *done, int *err)
 		tx->seg = save;
 		return false;
 	}
+	if (tx->cur == TX_CUR_WQE && tx->zc_wqe && plen) {
+		*err = tx_zc_segment(qp, &h, off, plen, hlen);
+		if (*err == -E2BIG) {
+			*err = 0;
+			tx->seg = save;
+			return false;
+		}
+		if (*err != -EOPNOTSUPP) {
+			*done = h.last;
+			return true;
+		}
+		/* not a user region, or no ubuf_info: copy from here on */
+		tx->zc_wqe = false;
+	}
 	ulpdu = tx_ulpdu_at(tx, &size);
 	if (tx->cur == TX_CUR_WQE) {
 		*err = tx_gather(qp, tx->wqe, off, ulpdu + hlen, plen);
@@ -817,6 +1113,7 @@ static bool tx_wqe_start(struct softiw_qp *qp, struct softiw_wqe *wqe)
 		return tx_wqe_refuse(qp, wqe, IB_WC_LOC_PROT_ERR);
 	if (softiw_ddp_seg_init(&tx->seg, &h.ddp, wqe->length, tx->mulpdu))
 		return tx_wqe_refuse(qp, wqe, IB_WC_LOC_QP_OP_ERR);
+	tx->zc_wqe = tx_zc_wanted(qp, wqe);
 	tx->cur = TX_CUR_WQE;
 	return true;
 }
@@ -879,7 +1176,7 @@ static void tx_msg_done(struct softiw_qp *qp)
 		    wqe->opcode == SOFTIW_WR_SEND_INV)
 			tx->msn_send = softiw_ddp_msn_next(tx->msn_send);
 		tx->pend[tx->nr_pend].wqe = wqe;
-		tx->pend[tx->nr_pend].end = tx->buf_len;
+		tx->pend[tx->nr_pend].end = tx->buf_len + tx->zc_len;
 		tx->nr_pend++;
 		tx->wqe = NULL;
 	}
@@ -979,12 +1276,17 @@ static bool tx_fill(struct softiw_qp *qp)
 	return tx->buf_len > start;
 }
 
-/* Complete the staged WQEs TCP has fully accepted. */
+/*
+ * Complete the staged WQEs TCP has fully accepted; those of a zero-copy
+ * batch wait for its release (tx_zc_sent()).
+ */
 static void tx_complete(struct softiw_qp *qp)
 {
 	struct softiw_qp_tx *tx = &qp->tx;
 	u32 i, n = 0;
 
+	if (tx->zcb)
+		return;
 	for (i = 0; i < tx->nr_pend; i++) {
 		if (tx->pend[i].end > tx->buf_sent)
 			break;
@@ -998,6 +1300,42 @@ static void tx_complete(struct softiw_qp *qp)
 }
 
 /*
+ * A zero-copy batch is all with TCP: its staged WQEs become the batch's,
+ * which is listed for tx_zc_reap(), and our references go (the last of
+ * them may release it at once, when TCP is done already).
+ */
+static void tx_zc_sent(struct softiw_qp *qp)
+{
+	struct softiw_qp_tx *tx = &qp->tx;
+	struct softiw_tx_zcb *b = tx->zcb;
+	unsigned long flags;
+	u32 i;
+
+	for (i = 0; i < tx->nr_pend; i++)
+		b->wqe[b->nr++] = tx->pend[i].wqe;
+	tx->nr_pend = 0;
+	spin_lock_irqsave(&tx->zc->lock, flags);
+	list_add_tail(&b->node, &tx->zc->batches);
+	spin_unlock_irqrestore(&tx->zc->lock, flags);
+	tx_zc_frags_put(tx);
+	tx->zcb = NULL;
+	softiw_tx_zc_put(&b->ubuf);
+}
+
+/* Send the fragments of a zero-copy batch from octet @tx->buf_sent on. */
+static int tx_zc_push(struct softiw_qp_tx *tx, u32 len, int flags)
+{
+	struct msghdr msg = {
+		.msg_flags = flags | MSG_ZEROCOPY,
+		.msg_ubuf = &tx->zcb->ubuf,
+	};
+
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, tx->frag, tx->nr_frags, len);
+	iov_iter_advance(&msg.msg_iter, tx->buf_sent);
+	return sock_sendmsg(tx->sock, &msg);
+}
+
+/*
  * Hand the staged octets to TCP without blocking.  Returns 0 when all
  * went out, -EAGAIN when the socket is full (write_space re-queues us;
  * TCP set SOCK_NOSPACE before refusing, so the wakeup cannot be lost),
@@ -1006,16 +1344,21 @@ static void tx_complete(struct softiw_qp *qp)
 static int tx_push(struct softiw_qp *qp, bool complete)
 {
 	struct softiw_qp_tx *tx = &qp->tx;
+	u32 len = tx->buf_len + tx->zc_len;
 	int ret = 0;
 
-	while (tx->buf_sent < tx->buf_len) {
+	if (tx->zcb)
+		tx_zc_run(tx, tx->buf_len);
+	while (tx->buf_sent < len) {
 		struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
 		struct kvec iov = {
 			.iov_base = tx->buf + tx->buf_sent,
 			.iov_len = tx->buf_len - tx->buf_sent,
 		};
 
-		if (tx->spliced)
+		if (tx->zcb)
+			ret = tx_zc_push(tx, len, msg.msg_flags);
+		else if (tx->spliced)
 			ret = softiw_sock_splice(tx->sock, tx->page,
 						 tx->buf_sent, iov.iov_len,
 						 msg.msg_flags);
@@ -1029,13 +1372,17 @@ static int tx_push(struct softiw_qp *qp, bool complete)
 		tx->buf_sent += ret;
 		ret = 0;
 	}
+	if (!ret && tx->zcb) {
+		tx_zc_sent(qp);
+		softiw_stat_inc(qp->sdev, SOFTIW_STAT_TX_ZEROCOPY);
+	} else if (!ret && tx->buf_len) {
+		softiw_stat_inc(qp->sdev, tx->spliced ?
+				SOFTIW_STAT_TX_SPLICED :
+				SOFTIW_STAT_TX_COPIED);
+	}
 	if (complete)
 		tx_complete(qp);
 	if (!ret) {
-		if (tx->buf_len)
-			softiw_stat_inc(qp->sdev, tx->spliced ?
-					SOFTIW_STAT_TX_SPLICED :
-					SOFTIW_STAT_TX_COPIED);
 		tx->buf_len = 0;
 		tx->buf_sent = 0;
 		/* completions refer to offsets of the batch just sent */
@@ -1066,6 +1413,7 @@ static void tx_run(struct softiw_qp *qp)
 
 	while (!READ_ONCE(tx->stopped)) {
 		ret = tx_push(qp, true);
+		tx_zc_reap(qp);
 		if (ret == -EAGAIN)
 			return;
 		if (ret) {
@@ -1116,6 +1464,75 @@ static void tx_write_space(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
+/*
+ * Zero-copy needs the shared state and a fragment array; without them
+ * (Markers on TX, no memory) payload is copied.
+ */
+static void tx_zc_attach(struct softiw_qp *qp)
+{
+	struct softiw_qp_tx *tx = &qp->tx;
+	struct softiw_tx_zc *zc;
+
+	if (tx->mpa.markers)
+		return;
+	zc = kzalloc(sizeof(*zc), GFP_KERNEL);
+	tx->frag = kvmalloc_array(SOFTIW_TX_ZC_FRAGS, sizeof(*tx->frag),
+				  GFP_KERNEL);
+	if (!zc || !tx->frag) {
+		kfree(zc);
+		kvfree(tx->frag);
+		tx->frag = NULL;
+		return;
+	}
+	spin_lock_init(&zc->lock);
+	kref_init(&zc->ref);
+	zc->qp = qp;
+	INIT_LIST_HEAD(&zc->batches);
+	tx->zc = zc;
+}
+
+/*
+ * Detach (tx.run held, engine stopped): from now on a batch's last
+ * callback frees it.  Batches TCP has released already complete here;
+ * the others' work requests are flushed with the QP.
+ */
+static void tx_zc_detach(struct softiw_qp *qp)
+{
+	struct softiw_tx_zc *zc = qp->tx.zc;
+	unsigned long flags;
+
+	if (!zc)
+		return;
+	tx_zc_reap(qp);
+	spin_lock_irqsave(&zc->lock, flags);
+	zc->qp = NULL;
+	spin_unlock_irqrestore(&zc->lock, flags);
+	/* released between the reap and the lock: ours to free */
+	tx_zc_reap(qp);
+}
+
+/*
+ * After detach's tx_final(): a batch TCP did not take whole is given up
+ * (the fragments TCP took stay its own), and our part of the shared
+ * state goes.
+ */
+static void tx_zc_abort(struct softiw_qp_tx *tx)
+{
+	struct softiw_tx_zcb *b = tx->zcb;
+
+	if (b) {
+		tx_zc_frags_put(tx);
+		tx->zcb = NULL;
+		softiw_tx_zc_put(&b->ubuf);
+	}
+	tx->nr_frags = 0;
+	if (tx->zc)
+		kref_put(&tx->zc->ref, tx_zc_free);
+	tx->zc = NULL;
+	kvfree(tx->frag);
+	tx->frag = NULL;
+}
+
 int softiw_txrx_attach(struct softiw_qp *qp, struct socket *sock)
 {
 	struct softiw_qp_tx *tx = &qp->tx;
@@ -1163,6 +1580,7 @@ int softiw_txrx_attach(struct softiw_qp *qp, struct socket *sock)
 	tx->msn_rreq = SOFTIW_DDP_MSN_INITIAL;
 	tx->msn_term = SOFTIW_DDP_MSN_INITIAL;
 	tx->rtr_pending = qp->params.initiator && qp->params.rtr;
+	tx_zc_attach(qp);
 	if (softiw_rx_init(qp))
 		goto err_free_buf;
 
@@ -1183,6 +1601,7 @@ int softiw_txrx_attach(struct softiw_qp *qp, struct socket *sock)
 	return 0;
 
 err_free_buf:
+	tx_zc_abort(tx);
 	kvfree(tx->copy_buf);
 	tx->copy_buf = NULL;
 	tx->buf = NULL;
@@ -1245,7 +1664,9 @@ void softiw_txrx_detach(struct softiw_qp *qp)
 	 */
 	mutex_lock(&tx->run);
 	cancel_work_sync(&tx->work);
+	tx_zc_detach(qp);
 	tx_final(qp);
+	tx_zc_abort(tx);
 	softiw_rx_release(qp);
 	/* pages TCP still holds are freed when it lets go */
 	tx_pages_put(tx);

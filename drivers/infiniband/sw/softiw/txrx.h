@@ -34,6 +34,10 @@ struct softiw_qp;
 struct softiw_wqe;
 struct softiw_rqe;
 struct tx_defer_slot;
+struct softiw_tx_zc;
+struct softiw_tx_zcb;
+struct bio_vec;
+struct ubuf_info;
 
 /* The Read Response the TX engine is sending (copied from qp->ird). */
 struct softiw_tx_rresp {
@@ -85,10 +89,18 @@ struct softiw_qp_tx {
 	bool rtr_pending;		/* initiator: RTR not yet staged */
 	struct softiw_ddp_segmenter seg;	/* segments of @cur */
 	struct softiw_tx_rresp rresp;	/* Read Response in progress */
+	/* zero-copy transmit: payload referenced in the application's pages */
+	struct softiw_tx_zc *zc;	/* shared with the batches, or NULL */
+	struct softiw_tx_zcb *zcb;	/* this batch's completion, or NULL */
+	struct bio_vec *frag;		/* with @zcb: the batch, in wire order */
+	u32 nr_frags;
+	u32 frag_mark;			/* @buf octets from here not in @frag */
+	u32 zc_len;			/* payload octets not in @buf */
+	bool zc_wqe;			/* @wqe's payload goes zero-copy */
 	u32 nr_pend;			/* WQEs staged, waiting for TCP */
 	struct softiw_tx_pend {
 		struct softiw_wqe *wqe;
-		u32 end;		/* @buf offset after its last octet */
+		u32 end;		/* batch octet after its last one */
 	} pend[16];
 };
 
@@ -165,6 +177,13 @@ void softiw_tx_terminate(struct softiw_qp *qp,
 			 const struct softiw_rdmap_term *t);
 
 /* rx.c, for tx.c: the data_ready callback and the RX state's life */
+/*
+ * TCP dropped one reference to a zero-copy batch's completion (@uarg);
+ * the last one completes the batch's work requests (through the engine).
+ * Any context.
+ */
+void softiw_tx_zc_put(struct ubuf_info *uarg);
+
 void softiw_rx_data_ready(struct sock *sk);
 int softiw_rx_init(struct softiw_qp *qp);
 void softiw_rx_release(struct softiw_qp *qp);
