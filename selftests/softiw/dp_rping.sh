@@ -14,7 +14,9 @@
 # largest size): each is a Send, an
 # RDMA Read of the client's buffer and an RDMA Write back, then a compare.
 # The veth run sends its TX batches spliced into TCP (tx_splice=Y, the
-# default), and the server's 65535-octet RDMA Writes (at least
+# default), all copied into the batch (the kernel would copy zero-copy
+# fragments on a veth anyway); the second veth run, with
+# tx_zcopy_local=Y, sends the server's 65535-octet RDMA Writes (at least
 # tx_zcopy_min, default 32768) from the application's own pages
 # (zero-copy: completed when TCP lets go of them); the loopback run sends
 # by copy (tx_splice=N).  The device counters tx_batches_spliced,
@@ -43,14 +45,23 @@ batches() {
 [ "$(cat $P)" = Y ] || fail "tx_splice is not Y by default"
 check_eq "$(cat /sys/module/softiw/parameters/tx_zcopy_min)" 32768 \
 	"tx_zcopy_min by default"
+check_eq "$(cat /sys/module/softiw/parameters/tx_zcopy_local)" N \
+	"tx_zcopy_local by default"
 s0=$(batches spliced) c0=$(batches copied) z0=$(batches zerocopy)
 rping_pair veth ns1 ns0 $DP_B 7174
 s1=$(batches spliced) c1=$(batches copied) z1=$(batches zerocopy)
 [ "$s1" -gt "$s0" ] || fail "tx_batches_spliced $s0 -> $s1 over the veth run"
+check_eq "$z1" "$z0" "tx_batches_zerocopy over a veth by default"
+log "veth: $((s1 - s0)) batches spliced, $((c1 - c0)) copied"
+echo Y >/sys/module/softiw/parameters/tx_zcopy_local
+rping_pair veth-zc ns1 ns0 $DP_B 7176
+echo N >/sys/module/softiw/parameters/tx_zcopy_local
+z2=$(batches zerocopy)
 # each Write of 65535 octets fills at least one batch of its own
-[ "$((z1 - z0))" -ge "$count" ] ||
-	fail "tx_batches_zerocopy $z0 -> $z1 over $count Writes of 64 KiB"
-log "veth: $((s1 - s0)) batches spliced, $((z1 - z0)) zero-copy, $((c1 - c0)) copied"
+[ "$((z2 - z1))" -ge "$count" ] ||
+	fail "tx_batches_zerocopy $z1 -> $z2 over $count Writes of 64 KiB"
+log "veth, tx_zcopy_local=Y: $((z2 - z1)) batches zero-copy"
+s1=$(batches spliced) c1=$(batches copied) z1=$z2
 echo N >$P
 rping_pair loopback ns0 ns0 $DP_A 7175
 echo Y >$P

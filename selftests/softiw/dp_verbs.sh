@@ -24,10 +24,18 @@ dp_setup
 dmesg_mark
 f0=$(rdma_counter sw0 srq_flood_refused)
 c0=$(rdma_counter sw0 cq_flood_refused)
+z0=$(rdma_counter sw0 tx_batches_zerocopy)
+# Zero-copy transmit over loopback too (by default only where the kernel
+# does not copy the pages itself), so that large WRITEs and SENDs here,
+# write_source_released_in_flight's among them, go from user pages.
+echo Y >/sys/module/softiw/parameters/tx_zcopy_local
 # shellcheck disable=SC2086
 ip netns exec ns0 env VERBS_ADDR=$DP_A timeout 280 "$bin" $VERBS_OPS_ARGS
 rc=$?
+echo N >/sys/module/softiw/parameters/tx_zcopy_local
 [ $rc = 0 ] || fail "verbs_ops exited $rc (124: timed out)"
+z1=$(rdma_counter sw0 tx_batches_zerocopy)
+[ "$z1" -gt "$z0" ] || fail "no zero-copy batch with tx_zcopy_local=Y"
 # srq_flood_fair_share cuts off exactly one stream
 if [ -z "$VERBS_OPS_ARGS" ]; then
 	f1=$(rdma_counter sw0 srq_flood_refused)

@@ -57,6 +57,8 @@
 #include <linux/socket.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
+#include <net/dst.h>
+#include <net/rtnetlink.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -86,6 +88,11 @@ module_param_named(tx_splice, softiw_tx_splice, bool, 0644);
 MODULE_PARM_DESC(tx_splice,
 		 "Splice TX batches into TCP instead of copying them (default Y)");
 
+static bool softiw_tx_zcopy_local;
+module_param_named(tx_zcopy_local, softiw_tx_zcopy_local, bool, 0644);
+MODULE_PARM_DESC(tx_zcopy_local,
+		 "Zero-copy transmit also where the kernel copies the pages anyway (loopback, veth, bridge), which only costs there (default N; for testing)");
+
 static unsigned int softiw_tx_zcopy_min = 32768;
 module_param_named(tx_zcopy_min, softiw_tx_zcopy_min, uint, 0644);
 MODULE_PARM_DESC(tx_zcopy_min,
@@ -106,7 +113,10 @@ MODULE_PARM_DESC(tx_zcopy_min,
  * (tx_zc_reap(); softiw_sq_done() keeps completions in SQ order).  The
  * CRC is computed from the pages when the FPDU is framed.  Markers, a
  * kernel region, a batch without a page of ours (tx_splice=N) or a failed
- * allocation mean the payload is copied as before.  A batch TCP still
+ * allocation mean the payload is copied as before; so does a stream whose
+ * route leaves through loopback, a veth or a bridge (unless
+ * tx_zcopy_local): the kernel copies zero-copy fragments there itself
+ * (skb_orphan_frags()), and our own copy into the batch is cheaper.  A batch TCP still
  * holds when the QP is detached is left to TCP and freed by its last
  * callback; its work requests are flushed with the QP.  Each batch holds
  * a module reference, since TCP may call back after the QP is gone.
@@ -589,6 +599,7 @@ static bool tx_zc_wanted(struct softiw_qp *qp, struct softiw_wqe *wqe)
 	u32 min = READ_ONCE(softiw_tx_zcopy_min);
 
 	return qp->is_user && qp->tx.zc && min && wqe->length >= min &&
+	       (!qp->tx.zc_route_copies || READ_ONCE(softiw_tx_zcopy_local)) &&
 	       !(wqe->flags & SOFTIW_WQE_INLINE) &&
 	       (wqe->opcode == SOFTIW_WR_SEND ||
 		wqe->opcode == SOFTIW_WR_SEND_INV ||
@@ -1465,16 +1476,38 @@ static void tx_write_space(struct sock *sk)
 }
 
 /*
+ * Does the stream leave through a device that copies zero-copy fragments
+ * anyway: loopback (local delivery), a veth or a bridge (forwarding)?
+ */
+static bool tx_zc_route_copies(struct sock *sk)
+{
+	struct dst_entry *dst = sk_dst_get(sk);
+	const struct net_device *dev = dst ? dst->dev : NULL;
+	bool copies = true;
+
+	if (dev) {
+		const char *kind = dev->rtnl_link_ops ?
+				   dev->rtnl_link_ops->kind : "";
+
+		copies = (dev->flags & IFF_LOOPBACK) || !strcmp(kind, "veth") ||
+			 !strcmp(kind, "bridge");
+	}
+	dst_release(dst);
+	return copies;
+}
+
+/*
  * Zero-copy needs the shared state and a fragment array; without them
  * (Markers on TX, no memory) payload is copied.
  */
-static void tx_zc_attach(struct softiw_qp *qp)
+static void tx_zc_attach(struct softiw_qp *qp, struct sock *sk)
 {
 	struct softiw_qp_tx *tx = &qp->tx;
 	struct softiw_tx_zc *zc;
 
 	if (tx->mpa.markers)
 		return;
+	tx->zc_route_copies = tx_zc_route_copies(sk);
 	zc = kzalloc(sizeof(*zc), GFP_KERNEL);
 	tx->frag = kvmalloc_array(SOFTIW_TX_ZC_FRAGS, sizeof(*tx->frag),
 				  GFP_KERNEL);
@@ -1580,7 +1613,7 @@ int softiw_txrx_attach(struct softiw_qp *qp, struct socket *sock)
 	tx->msn_rreq = SOFTIW_DDP_MSN_INITIAL;
 	tx->msn_term = SOFTIW_DDP_MSN_INITIAL;
 	tx->rtr_pending = qp->params.initiator && qp->params.rtr;
-	tx_zc_attach(qp);
+	tx_zc_attach(qp, sk);
 	if (softiw_rx_init(qp))
 		goto err_free_buf;
 

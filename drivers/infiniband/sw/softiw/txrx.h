@@ -97,6 +97,7 @@ struct softiw_qp_tx {
 	u32 frag_mark;			/* @buf octets from here not in @frag */
 	u32 zc_len;			/* payload octets not in @buf */
 	bool zc_wqe;			/* @wqe's payload goes zero-copy */
+	bool zc_route_copies;		/* the kernel copies fragments anyway */
 	u32 nr_pend;			/* WQEs staged, waiting for TCP */
 	struct softiw_tx_pend {
 		struct softiw_wqe *wqe;
