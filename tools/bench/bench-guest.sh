@@ -26,7 +26,8 @@
 # octets (2000 iterations, typical latency).  perftest over rdma_cm, -R -F.
 #
 # BENCH_TESTS (e.g. "write_lat send_bw"; default all) and BENCH_SUBJECTS
-# (default all) narrow a run down for a quick look; BENCH_SIZES
+# (default all; variants such as softiw+tx_splice=N may be added) narrow
+# a run down for a quick look; BENCH_SIZES
 # ("65536:400", size:iterations) replaces the bandwidth sizes.
 #
 # Prints "RESULT subject test size value unit round" per run and each
@@ -63,16 +64,43 @@ setup() {
 		ip link set br1 up
 }
 
-# subject -> client netns, server address, client device, server device
+# subject -> client netns, server address, client device, server device,
+# the server's netdev (NETDEV); a softiw subject also sets its module
+# parameters: softiw-nocrc is mpa_crc=N, and a variant softiw+P=V[+P=V...]
+# (e.g. softiw+tx_splice=N) sets writable parameters P for its runs only.
 subject_env() {
 	case $1 in
-	softiw|softiw-nocrc) CNS=bn1 SADDR=10.77.0.1 D0=bsw1 D1=bsw0 ;;
-	siw) CNS=bn1 SADDR=10.75.0.1 D0=bsiw1 D1=bsiw0 ;;
-	rxe) CNS=- SADDR=10.74.0.1 D0=brxe D1=brxe ;;
+	softiw*) CNS=bn1 SADDR=10.77.0.1 D0=bsw1 D1=bsw0 NETDEV=bv0 ;;
+	siw) CNS=bn1 SADDR=10.75.0.1 D0=bsiw1 D1=bsiw0 NETDEV=bs0 ;;
+	rxe) CNS=- SADDR=10.74.0.1 D0=brxe D1=brxe NETDEV=br0 ;;
 	esac
 	if [ "$1" = softiw-nocrc ]; then crc=N; else crc=Y; fi
 	[ -w /sys/module/softiw/parameters/mpa_crc ] &&
 		echo $crc >/sys/module/softiw/parameters/mpa_crc
+	case $1 in
+	softiw+*)
+		for pv in $(echo "${1#softiw+}" | tr + ' '); do
+			pf=/sys/module/softiw/parameters/${pv%%=*}
+			[ -w "$pf" ] || { echo "# $1: no parameter ${pv%%=*}"; continue; }
+			restore="$restore ${pv%%=*}=$(cat "$pf")"
+			echo "${pv#*=}" >"$pf"
+		done ;;
+	esac
+}
+
+# the module parameters a variant changed go back to what they were
+restore=
+subject_restore() {
+	for pv in $restore; do
+		pf=/sys/module/softiw/parameters/${pv%%=*}
+		echo "${pv#*=}" >"$pf"
+	done
+	restore=
+}
+
+# packets NETDEV: "tx rx" packet counters of the server's veth end
+packets() {
+	echo "$(cat /sys/class/net/$1/statistics/tx_packets) $(cat /sys/class/net/$1/statistics/rx_packets)"
 }
 
 # The subject's RDMA devices exist only while it runs: two iWARP drivers
@@ -81,7 +109,7 @@ subject_env() {
 # device.
 subject_up() {
 	case $1 in
-	softiw|softiw-nocrc)
+	softiw*)
 		rdma link add bsw0 type softiw netdev bv0 &&
 			ip netns exec bn1 rdma link add bsw1 type softiw netdev bv1 ;;
 	siw)
@@ -114,14 +142,19 @@ perf() {
 	# and then reports 0.00: such a run is repeated, at most twice.
 	try=1
 	while :; do
+		pk0=$(packets "$NETDEV")
 		perf_once "$@"
+		pk1=$(packets "$NETDEV")
 		grep -q 'Correlation coefficient' /tmp/bench.cli || break
 		[ $try -lt 3 ] || break
 		echo "# $subj $tool $*: perftest's clock calibration failed, again"
 		try=$((try + 1))
 	done
 	subject_down
+	subject_restore
 	sed "s/^/RAW $subj $tool round $round: /" /tmp/bench.cli
+	echo "$pk0 $pk1" | awk -v p="RAW $subj $tool round $round:" \
+		'{ printf "%s server netdev packets: %d sent, %d received\n", p, $3 - $1, $4 - $2 }'
 	report_row "$@"
 }
 
@@ -188,6 +221,9 @@ if [ -n "${BENCH_SUBJECTS:-}" ]; then
 	want=
 	for s in $subjects; do
 		case " $BENCH_SUBJECTS " in *" $s "*) want="$want $s" ;; esac
+	done
+	for s in $BENCH_SUBJECTS; do
+		case $s in softiw+*) want="$want $s" ;; esac
 	done
 	subjects=${want# }
 fi
