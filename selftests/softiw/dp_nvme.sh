@@ -111,6 +111,10 @@ cmp -s "$TMPD/new" "$TMPD/read2" || fail "data written through nvme-rdma reads b
 run dd if="$TMPD/backing" of="$TMPD/file2" bs=1M skip=4 count=8 status=none
 cmp -s "$TMPD/new" "$TMPD/file2" || fail "data written through nvme-rdma is not in the backing file"
 log "16 MiB read and 8 MiB written and verified"
+# Kernel QPs never run their TX engine inside the ULP's own post_send:
+# every run is the work item's.
+w=$(rdma_counter sw0 tx_runs_worker)
+[ "${w:-0}" -gt 0 ] || fail "tx_runs_worker after kernel ULP I/O: ${w:-none}"
 
 check_lacks "$(dmesg_new)" "QP event" "kernel log during I/O"
 check_lacks "$(dmesg_new)" "failed" "kernel log during I/O"

@@ -27,6 +27,8 @@ static const struct rdma_stat_desc softiw_stat_descs[SOFTIW_NR_STATS] = {
 	[SOFTIW_STAT_TX_SPLICED] = { .name = "tx_batches_spliced" },
 	[SOFTIW_STAT_TX_COPIED] = { .name = "tx_batches_copied" },
 	[SOFTIW_STAT_TX_ZEROCOPY] = { .name = "tx_batches_zerocopy" },
+	[SOFTIW_STAT_TX_RUN_WORKER] = { .name = "tx_runs_worker" },
+	[SOFTIW_STAT_TX_PAGE_ALLOC] = { .name = "tx_batch_pages_allocated" },
 };
 
 void softiw_stat_inc(struct softiw_device *sdev, enum softiw_stat s)

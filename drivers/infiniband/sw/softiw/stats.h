@@ -30,6 +30,8 @@ enum softiw_stat {
 	SOFTIW_STAT_TX_SPLICED,		/* TX batches spliced into TCP */
 	SOFTIW_STAT_TX_COPIED,		/* TX batches TCP copied (no page) */
 	SOFTIW_STAT_TX_ZEROCOPY,	/* TX batches with user pages (zero-copy) */
+	SOFTIW_STAT_TX_RUN_WORKER,	/* TX engine runs in the workqueue */
+	SOFTIW_STAT_TX_PAGE_ALLOC,	/* batch pages allocated (both busy) */
 	SOFTIW_NR_STATS
 };
 

@@ -1221,6 +1221,8 @@ static void tx_batch_begin(struct softiw_qp_tx *tx)
 					   tx->page_order);
 			if (!page)
 				return;
+			softiw_stat_inc(container_of(tx, struct softiw_qp, tx)->sdev,
+					SOFTIW_STAT_TX_PAGE_ALLOC);
 			if (tx->spare)
 				put_page(tx->spare);
 			tx->spare = tx->page;
@@ -1420,10 +1422,12 @@ static void tx_final(struct softiw_qp *qp)
 static void tx_run(struct softiw_qp *qp)
 {
 	struct softiw_qp_tx *tx = &qp->tx;
+	bool again = false;
 	int ret;
 
 	while (!READ_ONCE(tx->stopped)) {
-		ret = tx_push(qp, true);
+		/* an idle engine has nothing staged (nor completions due) */
+		ret = tx->buf_len ? tx_push(qp, true) : 0;
 		tx_zc_reap(qp);
 		if (ret == -EAGAIN)
 			return;
@@ -1434,8 +1438,9 @@ static void tx_run(struct softiw_qp *qp)
 		if (tx->term_sent || !tx_fill(qp))
 			return;
 		/* another batch: what waits for us goes to the workqueue */
-		if (tx->defer)
+		if (again && tx->defer)
 			tx_defer_run(tx->defer, false, false);
+		again = true;
 		cond_resched();
 	}
 	/* Stopped from inside the engine (a Terminate for a local error). */
@@ -1453,6 +1458,7 @@ static void tx_work(struct work_struct *work)
 	if (!mutex_trylock(&tx->run))
 		return;
 	WRITE_ONCE(tx->rerun, false);
+	softiw_stat_inc(qp->sdev, SOFTIW_STAT_TX_RUN_WORKER);
 	tx_run(qp);
 	mutex_unlock(&tx->run);
 	/* the unlock before reading @rerun, as in tx_run_inline() */
