@@ -62,6 +62,13 @@ bool softiw_cq_rq_take(struct softiw_cq *cq, struct softiw_qp *qp)
 	unsigned long flags;
 	bool refused;
 
+	/*
+	 * A CQ that receives for one QP has no share to keep: no lock, no
+	 * count.  A second QP joining starts the counts afresh, as if a
+	 * window had just opened.
+	 */
+	if (atomic_read(&cq->rq_users) < 2)
+		return false;
 	spin_lock_irqsave(&cq->lock, flags);
 	used = min(cq->head - cq_tail(cq), depth);
 	refused = softiw_rm_share_take(&cq->win, &qp->rcq_mark,
