@@ -39,20 +39,18 @@ rping_pair() {
 }
 
 P=/sys/module/softiw/parameters/tx_splice
-batches() {
-	echo $(($(rdma_counter sw0 tx_batches_$1) + $(rdma_counter sw1 tx_batches_$1)))
+# both COUNTER: the counter summed over sw0 and sw1
+both() {
+	echo $(($(rdma_counter sw0 "$1") + $(rdma_counter sw1 "$1")))
 }
+batches() { both "tx_batches_$1"; }
 [ "$(cat $P)" = Y ] || fail "tx_splice is not Y by default"
 check_eq "$(cat /sys/module/softiw/parameters/tx_zcopy_min)" 32768 \
 	"tx_zcopy_min by default"
 check_eq "$(cat /sys/module/softiw/parameters/tx_zcopy_local)" N \
 	"tx_zcopy_local by default"
-pages_allocated() {
-	echo $(($(rdma_counter sw0 tx_batch_pages_allocated) +
-		$(rdma_counter sw1 tx_batch_pages_allocated)))
-}
 s0=$(batches spliced) c0=$(batches copied) z0=$(batches zerocopy)
-a0=$(pages_allocated)
+a0=$(both tx_batch_pages_allocated)
 rping_pair veth ns1 ns0 $DP_B 7174
 s1=$(batches spliced) c1=$(batches copied) z1=$(batches zerocopy)
 [ "$s1" -gt "$s0" ] || fail "tx_batches_spliced $s0 -> $s1 over the veth run"
@@ -60,7 +58,7 @@ check_eq "$z1" "$z0" "tx_batches_zerocopy over a veth by default"
 log "veth: $((s1 - s0)) batches spliced, $((c1 - c0)) copied"
 # batch pages are written again once TCP lets go of them: a new one is
 # the exception (both ours still with TCP), not one per batch
-a1=$(pages_allocated)
+a1=$(both tx_batch_pages_allocated)
 [ "$((a1 - a0))" -le "$(((s1 - s0) / 4 + 4))" ] ||
 	fail "tx_batch_pages_allocated $a0 -> $a1 for $((s1 - s0)) spliced batches"
 echo Y >/sys/module/softiw/parameters/tx_zcopy_local

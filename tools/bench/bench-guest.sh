@@ -65,27 +65,26 @@ setup() {
 }
 
 # subject -> client netns, server address, client device, server device,
-# the server's netdev (NETDEV); a softiw subject also sets its module
-# parameters: softiw-nocrc is mpa_crc=N, and a variant softiw+P=V[+P=V...]
-# (e.g. softiw+tx_splice=N) sets writable parameters P for its runs only.
+# the server's netdev (NETDEV); a variant softiw+P=V[+P=V...] (e.g.
+# softiw+tx_splice=N) sets writable module parameters P for its runs
+# only, and softiw-nocrc is the variant softiw+mpa_crc=N.
 subject_env() {
 	case $1 in
 	softiw*) CNS=bn1 SADDR=10.77.0.1 D0=bsw1 D1=bsw0 NETDEV=bv0 ;;
 	siw) CNS=bn1 SADDR=10.75.0.1 D0=bsiw1 D1=bsiw0 NETDEV=bs0 ;;
 	rxe) CNS=- SADDR=10.74.0.1 D0=brxe D1=brxe NETDEV=br0 ;;
 	esac
-	if [ "$1" = softiw-nocrc ]; then crc=N; else crc=Y; fi
-	[ -w /sys/module/softiw/parameters/mpa_crc ] &&
-		echo $crc >/sys/module/softiw/parameters/mpa_crc
+	params=
 	case $1 in
-	softiw+*)
-		for pv in $(echo "${1#softiw+}" | tr + ' '); do
-			pf=/sys/module/softiw/parameters/${pv%%=*}
-			[ -w "$pf" ] || { echo "# $1: no parameter ${pv%%=*}"; continue; }
-			restore="$restore ${pv%%=*}=$(cat "$pf")"
-			echo "${pv#*=}" >"$pf"
-		done ;;
+	softiw-nocrc) params=mpa_crc=N ;;
+	softiw+*) params=$(echo "${1#softiw+}" | tr + ' ') ;;
 	esac
+	for pv in $params; do
+		pf=/sys/module/softiw/parameters/${pv%%=*}
+		[ -w "$pf" ] || { echo "# $1: no parameter ${pv%%=*}"; continue; }
+		restore="$restore ${pv%%=*}=$(cat "$pf")"
+		echo "${pv#*=}" >"$pf"
+	done
 }
 
 # the module parameters a variant changed go back to what they were
