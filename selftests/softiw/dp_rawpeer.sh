@@ -95,8 +95,21 @@ for mode in "" --v2; do
 	check_contains "$vout" "WC wr_id=0 status=0 " "valid $mode: Send received"
 	check_contains "$vout" "GUARD ok" "valid $mode: guard octets"
 	check_lacks "$vout" "MRDIFF=0" "valid $mode: Write and Send placed"
+	check_contains "$vout" "MRWRITE=64" "valid $mode: the Write's 64 octets"
 	log "valid Write + Send ${mode:-(MPA v1)}: placed"
 done
+
+# An FPDU that arrives in two parts (0.2 s apart) is checked and placed
+# whole: its CRC over the parts once the second is there (by TCP's
+# coalescing, within one skb or across two), a bad one refused.
+start_victim
+attack "write-split" connect $DP_B $port write-split send
+[ $rprc = 0 ] || { echo "$rpout" >&2; fail "write-split: rawpeer exited $rprc"; }
+check_lacks "$rpout" "TERMINATE" "write-split"
+check_contains "$vout" "MRWRITE=64" "write-split: the Write's 64 octets"
+check_contains "$vout" "WC wr_id=0 status=0 " "write-split: Send after it received"
+check_contains "$vout" "GUARD ok" "write-split: guard octets"
+log "Write in two parts: placed"
 
 CONSUMED_STATUS=
 case_err unknown-stag "1 1 0"
@@ -121,6 +134,7 @@ case_err bad-rdmap-ver "0 2 5"
 case_err read-bad-stag "0 1 0"
 case_err read-bounds "0 1 1"
 case_err crc-error "2 0 2"
+case_err crc-error-split "2 0 2"
 case_err bad-fpdu-len "2 0 3"
 # Access rights: a Write into a buffer without remote write is reported
 # as DDP Invalid STag (SOFTIW_DDP_ERR_ACCESS's bits), a Read Request of

@@ -125,6 +125,12 @@ subject_down() {
 	return 0
 }
 
+# calibration_failed: did the last client's clock calibration fail?
+calibration_failed() {
+	grep -q 'Correlation coefficient' /tmp/bench.cli ||
+		grep -qE '^ *[0-9]+ +[0-9]+ +(inf|nan|-nan) ' /tmp/bench.cli
+}
+
 # perf SUBJECT ROUND TOOL ARGS...: one server/client pair
 perf() {
 	subj=$1 round=$2 tool=$3
@@ -138,13 +144,14 @@ perf() {
 	fi
 	# perftest -F derives time from the TSC by a calibration that fails
 	# now and then under TCG ("Correlation coefficient r^2 ... < 0.9")
-	# and then reports 0.00: such a run is repeated, at most twice.
+	# and then reports 0.00 (or, in a latency test, inf): such a run is
+	# repeated, at most twice.
 	try=1
 	while :; do
 		pk0=$(packets "$NETDEV")
 		perf_once "$@"
 		pk1=$(packets "$NETDEV")
-		grep -q 'Correlation coefficient' /tmp/bench.cli || break
+		calibration_failed || break
 		[ $try -lt 3 ] || break
 		echo "# $subj $tool $*: perftest's clock calibration failed, again"
 		try=$((try + 1))
@@ -177,7 +184,7 @@ perf_once() {
 # report_row ARGS...: the RESULT line of the last pair, or FAILED
 report_row() {
 	row=$(grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+' /tmp/bench.cli | tail -n 1)
-	if grep -q 'Correlation coefficient' /tmp/bench.cli; then
+	if calibration_failed; then
 		echo "FAILED $subj $tool $*: perftest's clock calibration, 3 times"
 		fails=$((fails + 1))
 		return

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "rawpeer.h"
 
@@ -26,6 +27,7 @@ struct rp_seg {
 	bool bad_dv;		/* DDP version 0 */
 	int ctrl;		/* >= 0: RDMAP Control octet to send instead */
 	bool bad_crc;		/* flip a CRC bit after framing */
+	bool split;		/* send the FPDU in two writes, 0.2 s apart */
 	int ulpdu_len;		/* >= 0: send only this many ULPDU octets */
 	struct softiw_rdmap_read_req rr;
 };
@@ -36,7 +38,7 @@ static const char *const rp_cases[] = {
 	"to-wrap", "bad-ddp-ver", "bad-ddp-ver-untagged", "bad-qn",
 	"msn-nobuf", "msn-range", "bad-mo", "too-long", "bad-opcode",
 	"bad-rdmap-ver", "read-bad-stag", "read-bounds", "crc-error",
-	"bad-fpdu-len", NULL,
+	"bad-fpdu-len", "write-split", "crc-error-split", NULL,
 };
 
 void rp_list_cases(void)
@@ -62,6 +64,11 @@ static int case_setup(struct rp_conn *c, const char *name,
 	s->len = o->seglen;
 
 	if (!strcmp(name, "write")) {
+	} else if (!strcmp(name, "write-split")) {
+		s->split = true;
+	} else if (!strcmp(name, "crc-error-split")) {
+		s->bad_crc = true;
+		s->split = true;
 	} else if (!strcmp(name, "unknown-stag")) {
 		/* A different STag index: never allocated by the victim. */
 		s->stag = o->stag ^ 0x7fff0000u;
@@ -185,6 +192,16 @@ int rp_send_case(struct rp_conn *c, const char *name,
 	       name, hl, s.stag, (unsigned long long)s.to, s.qn, s.msn, s.mo,
 	       s.len);
 	fflush(stdout);
+	if (s.split) {
+		/*
+		 * The first part waits in the receiver's queue; the rest joins
+		 * it in the same skb (TCP coalesces) or in the next one.
+		 */
+		if (rp_send_all(c->fd, out, n / 2))
+			return -1;
+		usleep(200000);
+		return rp_send_all(c->fd, out + n / 2, n - n / 2);
+	}
 	return rp_send_all(c->fd, out, n);
 }
 

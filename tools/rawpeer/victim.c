@@ -17,6 +17,8 @@
  *   WC wr_id=<n> status=<n> <status string> (one per completion),
  *   GUARD ok | GUARD corrupted ...,
  *   MRDIFF=<octets of the registered buffers that changed>
+ *   MRWRITE=<leading octets of the first buffer that hold rawpeer's
+ *           payload pattern, 0xa5 ^ offset: what its Write placed there>
  * Single threaded; exits 0 once connected, whatever the peer did.
  *
  * With -S the receives go to one shared receive queue of NRECV entries
@@ -89,6 +91,16 @@ static size_t buf_check(struct buf *b, const char *name, size_t *changed)
 	if (bad)
 		printf("GUARD corrupted %s octets=%zu\n", name, bad);
 	return bad;
+}
+
+/* Octets from the start of @b that hold rawpeer's Write payload. */
+static size_t written_prefix(struct buf *b)
+{
+	size_t i = 0;
+
+	while (i < b->len && buf_data(b)[i] == (unsigned char)(0xa5 ^ i))
+		i++;
+	return i;
 }
 
 static int get_cm_event(struct rdma_event_channel *ch,
@@ -400,6 +412,7 @@ int main(int argc, char **argv)
 	if (!bad)
 		printf("GUARD ok\n");
 	printf("MRDIFF=%zu\n", changed);
+	printf("MRWRITE=%zu\n", written_prefix(&b));
 	rdma_disconnect(id);
 	rdma_destroy_qp(id);
 	ibv_dereg_mr(rmr);

@@ -8,7 +8,8 @@
  *            waits until the whole FPDU is in the socket's receive queue
  *            and checks its CRC there, without consuming or copying it
  *            (rx_fpdu_verify_here() when it lies in one skb and there are
- *            no Markers: straight over the skb's pages);
+ *            no Markers: straight over the skb's pages, in one CRC call
+ *            when it lies in one piece of memory, as small FPDUs do);
  *   HDR      ULPDU_Length and the DDP/RDMAP header (whole Read Request,
  *            Terminate body) are gathered into rx.hdr, then decoded and
  *            validated with the wire core BEFORE any placement;
@@ -94,6 +95,61 @@ static void rx_crc_skb(struct softiw_qp_rx *rx, const struct sk_buff *skb,
 		off += n;
 		len -= n;
 	}
+}
+
+/*
+ * The octets at @off of @skb that lie in one piece of memory: the linear
+ * part, or one page of one frag.  Returns their address and count in
+ * *@room, with *@page to kunmap_local() after (NULL for the linear part);
+ * NULL if @off is past the frags or they are not readable.
+ */
+static const u8 *rx_skb_span(const struct sk_buff *skb, u32 off, u32 *room,
+			     struct page **page)
+{
+	u32 hlen = skb_headlen(skb), i;
+
+	*page = NULL;
+	if (off < hlen) {
+		*room = hlen - off;
+		return skb->data + off;
+	}
+	if (!skb_frags_readable(skb))
+		return NULL;
+	off -= hlen;
+	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
+		const skb_frag_t *f = &skb_shinfo(skb)->frags[i];
+		u32 size = skb_frag_size(f), at;
+
+		if (off >= size) {
+			off -= size;
+			continue;
+		}
+		at = skb_frag_off(f) + off;
+		*room = min_t(u32, size - off, PAGE_SIZE - offset_in_page(at));
+		*page = nth_page(skb_frag_page(f), at >> PAGE_SHIFT);
+		return (u8 *)kmap_local_page(*page) + offset_in_page(at);
+	}
+	return NULL;
+}
+
+/*
+ * skb_copy_bits() for a few octets (a header), straight from the memory
+ * they lie in when that is one piece.
+ */
+static int rx_skb_peek(const struct sk_buff *skb, u32 off, void *to, u32 len)
+{
+	struct page *page;
+	const u8 *p;
+	bool here;
+	u32 room;
+
+	p = rx_skb_span(skb, off, &room, &page);
+	here = p && room >= len;
+	if (here)
+		memcpy(to, p, len);
+	if (page)
+		kunmap_local(p);
+	return here ? 0 : skb_copy_bits(skb, off, to, len);
 }
 
 int softiw_rx_init(struct softiw_qp *qp)
@@ -377,7 +433,7 @@ static u32 rx_hdr(struct softiw_qp *qp, const struct sk_buff *skb, int off,
 	BUILD_BUG_ON(sizeof(rx->hdr) < RX_HDR_PEEK);
 	if (!rx->hdr_got) {
 		peeked = min_t(u32, len, RX_HDR_PEEK);
-		if (skb_copy_bits(skb, off, rx->hdr, peeked))
+		if (rx_skb_peek(skb, off, rx->hdr, peeked))
 			return rx_broken(qp, len);
 	}
 	for (;;) {
@@ -853,59 +909,57 @@ static int rx_fpdu_verify(struct softiw_qp *qp, struct sk_buff *skb, u32 off)
  */
 static bool rx_skb_crc(const struct sk_buff *skb, u32 off, u32 len, u32 *crc)
 {
-	u32 hlen = skb_headlen(skb), i;
+	while (len) {
+		struct page *page;
+		const u8 *p;
+		u32 n;
 
-	/* frags of device memory: the walk's skb_seq_read() refuses them */
-	if (!skb_frags_readable(skb))
-		return false;
-
-	if (off < hlen) {
-		u32 n = min(len, hlen - off);
-
-		*crc = softiw_crc32c(*crc, skb->data + off, n);
+		p = rx_skb_span(skb, off, &n, &page);
+		if (!p)
+			return false;
+		n = min(n, len);
+		*crc = softiw_crc32c(*crc, p, n);
+		if (page)
+			kunmap_local(p);
 		off += n;
 		len -= n;
 	}
-	off -= hlen;
-	for (i = 0; len && i < skb_shinfo(skb)->nr_frags; i++) {
-		const skb_frag_t *f = &skb_shinfo(skb)->frags[i];
-		u32 size = skb_frag_size(f), at, n;
-
-		if (off >= size) {
-			off -= size;
-			continue;
-		}
-		at = skb_frag_off(f) + off;
-		n = min(len, size - off);
-		len -= n;
-		off = 0;
-		while (n) {
-			u32 k = min_t(u32, n, PAGE_SIZE - offset_in_page(at));
-			u8 *v = kmap_local_page(nth_page(skb_frag_page(f),
-							 at >> PAGE_SHIFT));
-
-			*crc = softiw_crc32c(*crc, v + offset_in_page(at), k);
-			kunmap_local(v);
-			at += k;
-			n -= k;
-		}
-	}
-	return !len;
+	return true;
 }
 
 /*
  * rx_fpdu_verify() for the common case, without walking the queue: no
  * Markers and the whole FPDU within the @avail octets at @off of this
  * skb.  RX_VERIFY_WAIT when that is not so (the walk decides then).
+ * Small FPDUs usually lie in one piece of memory (the sender's FPDU in
+ * one frag): those are checked in place with one CRC call, the rest
+ * piece by piece.
  */
 static int rx_fpdu_verify_here(struct softiw_qp *qp, const struct sk_buff *skb,
 			       u32 off, u32 avail)
 {
 	u8 w[SOFTIW_MPA_CRC_LEN];
-	u32 fpdu_len, crc = ~0u;
+	u32 fpdu_len, crc = ~0u, room;
+	struct page *page;
+	const u8 *p;
 
-	if (qp->rx.mpa.markers || avail < SOFTIW_MPA_HDR_LEN ||
-	    skb_copy_bits(skb, off, w, SOFTIW_MPA_HDR_LEN))
+	if (qp->rx.mpa.markers || avail < SOFTIW_MPA_HDR_LEN)
+		return RX_VERIFY_WAIT;
+	p = rx_skb_span(skb, off, &room, &page);
+	if (p && room >= SOFTIW_MPA_HDR_LEN) {
+		fpdu_len = softiw_mpa_fpdu_len(softiw_wire_get_be16(p));
+		if (fpdu_len <= min(room, avail)) {
+			crc = softiw_crc32c(crc, p, fpdu_len - SOFTIW_MPA_CRC_LEN);
+			crc = ~crc ^ softiw_wire_get_le32(p + fpdu_len -
+							  SOFTIW_MPA_CRC_LEN);
+			if (page)
+				kunmap_local(p);
+			return crc ? RX_VERIFY_BAD : RX_VERIFY_OK;
+		}
+	}
+	if (page)
+		kunmap_local(p);
+	if (skb_copy_bits(skb, off, w, SOFTIW_MPA_HDR_LEN))
 		return RX_VERIFY_WAIT;
 	fpdu_len = softiw_mpa_fpdu_len(softiw_wire_get_be16(w));
 	if (fpdu_len > avail ||
