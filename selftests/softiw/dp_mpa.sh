@@ -55,15 +55,18 @@ case_run Y N Y $B6 $B6 "connected: rev 2 crc 1 markers 0/0"
 case_run Y Y Y $B6 $B6 "connected: rev 2 crc 1 markers 1/1"
 case_run Y N Y 0.0.0.0 $DP_B "connected: rev 2 crc 1 markers 0/0"
 case_run Y N Y :: $B6 "connected: rev 2 crc 1 markers 0/0"
-# Each CRC32c routine the module can choose (crc.c), forced at load.
-for impl in lib table; do
+# Each CRC32c routine (crc.c) and each copy routine (copy.c) the module
+# can choose, forced at load: rping verifies every octet it moved.
+for pair in lib:memcpy table:words; do
+	impl=${pair%:*} copy=${pair#*:}
 	dp_cleanup
-	DP_MODOPTS="crc_impl=$impl" dp_setup rping
+	DP_MODOPTS="crc_impl=$impl copy_impl=$copy" dp_setup rping
 	on_exit restore
 	check_eq "$(cat $PAR/crc_impl)" $impl "crc_impl after loading with crc_impl=$impl"
+	check_eq "$(cat $PAR/copy_impl)" $copy "copy_impl after loading with copy_impl=$copy"
 	[ -w $DYN ] && echo 'module softiw +p' >$DYN
 	case_run Y N Y $DP_B $DP_B "connected: rev 2 crc 1 markers 0/0"
 	case_run Y Y Y $DP_B $DP_B "connected: rev 2 crc 1 markers 1/1"
-	log "crc_impl=$impl: verified"
+	log "crc_impl=$impl copy_impl=$copy: verified"
 done
 exit 0

@@ -43,4 +43,22 @@ run rmmod softiw
 modprobe softiw crc_impl=fastest 2>/dev/null && fail "modprobe with crc_impl=fastest succeeded"
 is_loaded && fail "softiw loaded with crc_impl=fastest"
 log "crc_impl: lib, table, auto ($got), bad value refused"
+
+# copy_impl: the data path's copy routine, decided at load (copy.c).
+P=/sys/module/softiw/parameters/copy_impl
+for impl in memcpy words; do
+	run modprobe softiw copy_impl=$impl
+	check_eq "$(cat $P)" $impl "copy_impl after loading with copy_impl=$impl"
+	run rmmod softiw
+done
+dmesg_mark
+run modprobe softiw
+got=$(cat $P)
+case $got in memcpy|words) ;; *) fail "copy_impl=auto chose '$got'" ;; esac
+check_contains "$(dmesg_new)" "data path copies: $got (copy_impl=auto;" "the choice in the log"
+(echo memcpy >$P) 2>/dev/null && fail "copy_impl was writable after load"
+run rmmod softiw
+modprobe softiw copy_impl=movsb 2>/dev/null && fail "modprobe with copy_impl=movsb succeeded"
+is_loaded && fail "softiw loaded with copy_impl=movsb"
+log "copy_impl: memcpy, words, auto ($got), bad value refused"
 exit 0

@@ -29,6 +29,7 @@
 #include "cm.h"
 #include "txrx.h"
 #include "crc.h"
+#include "copy.h"
 
 static DEFINE_MUTEX(softiw_dev_mutex);
 static LIST_HEAD(softiw_dev_list);
@@ -195,6 +196,8 @@ static int __init softiw_init(void)
 
 	/* debugfs is optional: its helpers accept an error pointer */
 	ret = softiw_crc_init();
+	if (!ret)
+		ret = softiw_copy_init();
 	if (ret)
 		return ret;
 	softiw_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);

@@ -37,6 +37,7 @@
 
 #include "softiw.h"
 #include "crc.h"
+#include "copy.h"
 #include "mem.h"
 #include "qp.h"
 #include "ddp.h"
@@ -273,7 +274,7 @@ static int mem_walk(struct softiw_mem *mem, u64 addr, u32 len,
 
 static int chunk_out(u8 *p, u32 n, u32 done, void *arg)
 {
-	memcpy((u8 *)arg + done, p, n);
+	softiw_copy((u8 *)arg + done, p, n);
 	return 0;
 }
 
@@ -321,7 +322,7 @@ static int chunk_in_skb(u8 *p, u32 n, u32 done, void *arg)
 	struct skb_copy_arg *a = arg;
 	int ret;
 
-	ret = skb_copy_bits(a->skb, a->off + done, p, n);
+	ret = softiw_skb_copy(a->skb, a->off + done, p, n);
 	if (ret)
 		return ret;
 	/* CRC over the octets as placed: what the ULP will see */

@@ -39,6 +39,7 @@
 #include "cm.h"
 #include "cq.h"
 #include "mem.h"
+#include "copy.h"
 #include "qp.h"
 #include "rdmap.h"
 #include "txrx.h"
@@ -949,8 +950,8 @@ static int wqe_copy_inline(struct softiw_qp *qp, struct softiw_wqe *wqe,
 	for (i = 0; i < wr->num_sge; i++) {
 		const struct ib_sge *sge = &wr->sg_list[i];
 
-		memcpy(wqe->inline_data + off, (void *)(uintptr_t)sge->addr,
-		       sge->length);
+		softiw_copy(wqe->inline_data + off,
+			    (void *)(uintptr_t)sge->addr, sge->length);
 		off += sge->length;
 	}
 	wqe->num_sge = 0;

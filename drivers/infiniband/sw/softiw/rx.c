@@ -43,6 +43,7 @@
 
 #include "softiw.h"
 #include "crc.h"
+#include "copy.h"
 #include "mem.h"
 #include "cm.h"
 #include "qp.h"
@@ -98,41 +99,6 @@ static void rx_crc_skb(struct softiw_qp_rx *rx, const struct sk_buff *skb,
 }
 
 /*
- * The octets at @off of @skb that lie in one piece of memory: the linear
- * part, or one page of one frag.  Returns their address and count in
- * *@room, with *@page to kunmap_local() after (NULL for the linear part);
- * NULL if @off is past the frags or they are not readable.
- */
-static const u8 *rx_skb_span(const struct sk_buff *skb, u32 off, u32 *room,
-			     struct page **page)
-{
-	u32 hlen = skb_headlen(skb), i;
-
-	*page = NULL;
-	if (off < hlen) {
-		*room = hlen - off;
-		return skb->data + off;
-	}
-	if (!skb_frags_readable(skb))
-		return NULL;
-	off -= hlen;
-	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
-		const skb_frag_t *f = &skb_shinfo(skb)->frags[i];
-		u32 size = skb_frag_size(f), at;
-
-		if (off >= size) {
-			off -= size;
-			continue;
-		}
-		at = skb_frag_off(f) + off;
-		*room = min_t(u32, size - off, PAGE_SIZE - offset_in_page(at));
-		*page = nth_page(skb_frag_page(f), at >> PAGE_SHIFT);
-		return (u8 *)kmap_local_page(*page) + offset_in_page(at);
-	}
-	return NULL;
-}
-
-/*
  * skb_copy_bits() for a few octets (a header), straight from the memory
  * they lie in when that is one piece.
  */
@@ -143,10 +109,10 @@ static int rx_skb_peek(const struct sk_buff *skb, u32 off, void *to, u32 len)
 	bool here;
 	u32 room;
 
-	p = rx_skb_span(skb, off, &room, &page);
+	p = softiw_skb_span(skb, off, &room, &page);
 	here = p && room >= len;
 	if (here)
-		memcpy(to, p, len);
+		softiw_copy(to, p, len);
 	if (page)
 		kunmap_local(p);
 	return here ? 0 : skb_copy_bits(skb, off, to, len);
@@ -914,7 +880,7 @@ static bool rx_skb_crc(const struct sk_buff *skb, u32 off, u32 len, u32 *crc)
 		const u8 *p;
 		u32 n;
 
-		p = rx_skb_span(skb, off, &n, &page);
+		p = softiw_skb_span(skb, off, &n, &page);
 		if (!p)
 			return false;
 		n = min(n, len);
@@ -945,7 +911,7 @@ static int rx_fpdu_verify_here(struct softiw_qp *qp, const struct sk_buff *skb,
 
 	if (qp->rx.mpa.markers || avail < SOFTIW_MPA_HDR_LEN)
 		return RX_VERIFY_WAIT;
-	p = rx_skb_span(skb, off, &room, &page);
+	p = softiw_skb_span(skb, off, &room, &page);
 	if (p && room >= SOFTIW_MPA_HDR_LEN) {
 		fpdu_len = softiw_mpa_fpdu_len(softiw_wire_get_be16(p));
 		if (fpdu_len <= min(room, avail)) {

@@ -66,6 +66,7 @@
 #include "crc.h"
 #include "mem.h"
 #include "cm.h"
+#include "copy.h"
 #include "cq.h"
 #include "qp.h"
 #include "txrx.h"
@@ -524,7 +525,7 @@ static int tx_gather(struct softiw_qp *qp, struct softiw_wqe *wqe, u32 off,
 		if (off > sizeof(wqe->inline_data) ||
 		    len > sizeof(wqe->inline_data) - off)
 			return -EINVAL;
-		memcpy(dst, wqe->inline_data + off, len);
+		softiw_copy(dst, wqe->inline_data + off, len);
 		return 0;
 	}
 	for (i = 0; i < wqe->num_sge && i < SOFTIW_MAX_SGE && len; i++) {

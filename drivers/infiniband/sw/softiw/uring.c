@@ -24,6 +24,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "softiw.h"
+#include "copy.h"
 #include "qp.h"
 #include "uring.h"
 
@@ -198,7 +199,7 @@ static u8 wqe_from_sqe(struct softiw_qp *qp, struct softiw_wqe *wqe,
 	if (s->flags & SOFTIW_SQE_F_INLINE) {
 		if (s->num_sge || s->inline_len > qp->max_inline)
 			return IB_WC_LOC_LEN_ERR;
-		memcpy(wqe->inline_data, s->inline_data, s->inline_len);
+		softiw_copy(wqe->inline_data, s->inline_data, s->inline_len);
 		wqe->length = s->inline_len;
 		wqe->flags |= SOFTIW_WQE_INLINE;
 		return 0;
@@ -232,7 +233,7 @@ static void sqe_copy(struct softiw_sqe *s, const struct softiw_sqe *slot)
 		n = min_t(size_t, s->inline_len, sizeof(s->inline_data));
 	else
 		n = max(sizeof(s->sge), sizeof(s->bind));
-	memcpy((u8 *)s + fixed, (const u8 *)slot + fixed, n);
+	softiw_copy((u8 *)s + fixed, (const u8 *)slot + fixed, n);
 }
 
 /* May the ring be read?  0, or -EINVAL once it is broken (see qp.h). */
