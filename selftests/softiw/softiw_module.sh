@@ -26,39 +26,28 @@ done
 rmmod softiw 2>/dev/null && fail "rmmod of an unloaded softiw succeeded"
 log "3 load/unload rounds"
 
-# crc_impl: the MPA CRC32c routine, decided at load (crc.c).
-P=/sys/module/softiw/parameters/crc_impl
-for impl in lib table; do
-	run modprobe softiw crc_impl=$impl
-	check_eq "$(cat $P)" $impl "crc_impl after loading with crc_impl=$impl"
+# impl_param NAME "A B" LOGTEXT BAD: a routine chosen at load (crc.c,
+# copy.c): each value forced, auto's choice among them and in the log
+# (LOGTEXT), read-only after load, the value BAD refused.
+impl_param() {
+	name=$1 values=$2 logtext=$3 bad=$4
+	P=/sys/module/softiw/parameters/$name
+	for impl in $values; do
+		run modprobe softiw $name=$impl
+		check_eq "$(cat $P)" $impl "$name after loading with $name=$impl"
+		run rmmod softiw
+	done
+	dmesg_mark
+	run modprobe softiw
+	got=$(cat $P)
+	case " $values " in *" $got "*) ;; *) fail "$name=auto chose '$got'" ;; esac
+	check_contains "$(dmesg_new)" "$logtext: $got ($name=auto;" "the choice in the log"
+	(echo "${values%% *}" >$P) 2>/dev/null && fail "$name was writable after load"
 	run rmmod softiw
-done
-dmesg_mark
-run modprobe softiw
-got=$(cat $P)
-case $got in lib|table) ;; *) fail "crc_impl=auto chose '$got'" ;; esac
-check_contains "$(dmesg_new)" "MPA CRC32c: $got (crc_impl=auto;" "the choice in the log"
-(echo lib >$P) 2>/dev/null && fail "crc_impl was writable after load"
-run rmmod softiw
-modprobe softiw crc_impl=fastest 2>/dev/null && fail "modprobe with crc_impl=fastest succeeded"
-is_loaded && fail "softiw loaded with crc_impl=fastest"
-log "crc_impl: lib, table, auto ($got), bad value refused"
-
-# copy_impl: the data path's copy routine, decided at load (copy.c).
-P=/sys/module/softiw/parameters/copy_impl
-for impl in memcpy words; do
-	run modprobe softiw copy_impl=$impl
-	check_eq "$(cat $P)" $impl "copy_impl after loading with copy_impl=$impl"
-	run rmmod softiw
-done
-dmesg_mark
-run modprobe softiw
-got=$(cat $P)
-case $got in memcpy|words) ;; *) fail "copy_impl=auto chose '$got'" ;; esac
-check_contains "$(dmesg_new)" "data path copies: $got (copy_impl=auto;" "the choice in the log"
-(echo memcpy >$P) 2>/dev/null && fail "copy_impl was writable after load"
-run rmmod softiw
-modprobe softiw copy_impl=movsb 2>/dev/null && fail "modprobe with copy_impl=movsb succeeded"
-is_loaded && fail "softiw loaded with copy_impl=movsb"
-log "copy_impl: memcpy, words, auto ($got), bad value refused"
+	modprobe softiw $name=$bad 2>/dev/null && fail "modprobe with $name=$bad succeeded"
+	is_loaded && fail "softiw loaded with $name=$bad"
+	log "$name: $values, auto ($got), bad value refused"
+}
+impl_param crc_impl "lib table" "MPA CRC32c" fastest
+impl_param copy_impl "memcpy words" "data path copies" movsb
 exit 0

@@ -5,11 +5,12 @@
  * placement from an skb, a header peek): the kernel's memcpy() or a loop
  * of 8-octet words.
  *
- * On x86-64 CPUs that advertise ERMS or FSRM the kernel's memcpy() is one
- * "rep movsb".  A real CPU runs that at cache speed.  QEMU's TCG (where CI
- * and the benchmarks here run) emulates it one octet at a time, about
- * four times slower than a loop of word loads and stores at every size
- * from a 36-octet header to a 64 KiB payload (performance.rst).  So with
+ * The kernel's x86-64 memcpy() is one "rep movsb" on CPUs that advertise
+ * ERMS (up to 6.1) or FSRM (later kernels).  A real CPU runs that at
+ * cache speed.  QEMU's TCG (where CI and the benchmarks here run)
+ * emulates it one octet at a time, four to eight times slower than a loop
+ * of word loads and stores at every size from a 36-octet header to a
+ * 64 KiB payload (performance.rst).  So with
  * copy_impl=auto (the default) softiw times both at load, over many small
  * copies and over one page-sized copy, and takes the words only if they
  * win both, the way crc.c chooses its CRC32c routine; copy_impl=memcpy or
