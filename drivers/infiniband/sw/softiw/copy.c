@@ -27,7 +27,8 @@
 #include <linux/ktime.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
-#include <linux/sysfs.h>
+
+#include "softiw.h"
 #include "copy.h"
 
 DEFINE_STATIC_KEY_FALSE(softiw_copy_by_words);
@@ -106,15 +107,13 @@ const u8 *softiw_skb_span(const struct sk_buff *skb, u32 off, u32 *room,
 
 /*
  * skb_copy_bits() with softiw_copy(): piece by piece over the linear part
- * and the frags; what lies beyond them (a frag list) is left to
- * skb_copy_bits().
+ * and the frags (a header peek is usually one piece); what lies beyond
+ * them (a frag list) is left to skb_copy_bits().
  */
 int softiw_skb_copy(const struct sk_buff *skb, u32 off, void *to, u32 len)
 {
 	u8 *d = to;
 
-	if (!static_branch_unlikely(&softiw_copy_by_words))
-		return skb_copy_bits(skb, off, to, len);
 	while (len) {
 		struct page *page;
 		const u8 *p;
@@ -124,7 +123,7 @@ int softiw_skb_copy(const struct sk_buff *skb, u32 off, void *to, u32 len)
 		if (!p)
 			return skb_copy_bits(skb, off, d, len);
 		n = min(n, len);
-		softiw_copy_words(d, p, n);
+		softiw_copy(d, p, n);
 		if (page)
 			kunmap_local(p);
 		d += n;
@@ -140,29 +139,11 @@ static const char * const copy_impl_names[] = {
 	[COPY_AUTO] = "auto", [COPY_MEMCPY] = "memcpy", [COPY_WORDS] = "words",
 };
 
-static int copy_impl_req = COPY_AUTO;	/* as given at load */
-static int copy_impl_used = COPY_MEMCPY;	/* as decided */
-
-static int copy_impl_set(const char *val, const struct kernel_param *kp)
-{
-	int i = sysfs_match_string(copy_impl_names, val);
-
-	if (i < 0)
-		return -EINVAL;
-	copy_impl_req = i;
-	return 0;
-}
-
-static int copy_impl_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%s\n", copy_impl_names[copy_impl_used]);
-}
-
-static const struct kernel_param_ops copy_impl_ops = {
-	.set = copy_impl_set,
-	.get = copy_impl_get,
+static struct softiw_choice copy_impl = {
+	.names = copy_impl_names, .nr = ARRAY_SIZE(copy_impl_names),
+	.req = COPY_AUTO, .used = COPY_MEMCPY,
 };
-module_param_cb(copy_impl, &copy_impl_ops, NULL, 0444);
+module_param_cb(copy_impl, &softiw_choice_ops, &copy_impl, 0444);
 MODULE_PARM_DESC(copy_impl,
 		 "data path copies: auto (time both at load), memcpy or words");
 
@@ -170,6 +151,8 @@ MODULE_PARM_DESC(copy_impl,
 #define COPY_BENCH_SMALL	64
 #define COPY_BENCH_REPS		8
 #define COPY_BENCH_ROUNDS	3
+#define COPY_CHECK_MAX		100	/* lengths 0..this are checked */
+#define COPY_CHECK_LEN		(COPY_CHECK_MAX + 8)
 
 /*
  * Best of COPY_BENCH_ROUNDS, in ns for COPY_BENCH_REPS copies of
@@ -209,7 +192,7 @@ int softiw_copy_init(void)
 	u8 *src, *a, *b;
 	u32 i;
 
-	copy_impl_used = copy_impl_req == COPY_WORDS ? COPY_WORDS : COPY_MEMCPY;
+	copy_impl.used = copy_impl.req == COPY_WORDS ? COPY_WORDS : COPY_MEMCPY;
 	src = kmalloc(3 * COPY_BENCH_LEN + 1, GFP_KERNEL);
 	if (!src)
 		return -ENOMEM;
@@ -218,39 +201,39 @@ int softiw_copy_init(void)
 	for (i = 0; i < COPY_BENCH_LEN + 1; i++)
 		src[i] = (u8)(i * 131 + 7);
 	/* the words must copy exactly what memcpy() does, at any length */
-	for (i = 0; i <= 100; i++) {
-		memset(a, 0x5a, COPY_BENCH_LEN);
-		memset(b, 0x5a, COPY_BENCH_LEN);
+	for (i = 0; copy_impl.req != COPY_MEMCPY && i <= COPY_CHECK_MAX; i++) {
+		memset(a, 0x5a, COPY_CHECK_LEN);
+		memset(b, 0x5a, COPY_CHECK_LEN);
 		memcpy(a + 3, src + 1, i);
 		softiw_copy_words(b + 3, src + 1, i);
-		if (memcmp(a, b, COPY_BENCH_LEN)) {
+		if (memcmp(a, b, COPY_CHECK_LEN)) {
 			pr_warn("word copy of %u octets differs from memcpy(): using memcpy()\n",
 				i);
-			copy_impl_used = COPY_MEMCPY;
+			copy_impl.used = COPY_MEMCPY;
 			goto out;
 		}
 	}
-	if (copy_impl_req == COPY_AUTO) {
+	if (copy_impl.req == COPY_AUTO) {
 		m_small = copy_time(false, a, src, COPY_BENCH_SMALL);
 		w_small = copy_time(true, a, src, COPY_BENCH_SMALL);
 		m_page = copy_time(false, a, src, COPY_BENCH_LEN);
 		w_page = copy_time(true, a, src, COPY_BENCH_LEN);
 		if (w_small < m_small && w_page < m_page)
-			copy_impl_used = COPY_WORDS;
+			copy_impl.used = COPY_WORDS;
 	}
 out:
 	kfree(src);
-	if (copy_impl_used == COPY_WORDS)
+	if (copy_impl.used == COPY_WORDS)
 		static_branch_enable(&softiw_copy_by_words);
 	if (m_small)
 		pr_info("data path copies: %s (copy_impl=%s; ps/octet with memcpy() and words: %llu and %llu in %u-octet copies, %llu and %llu in %u-octet copies)\n",
-			copy_impl_names[copy_impl_used],
-			copy_impl_names[copy_impl_req],
+			copy_impl_names[copy_impl.used],
+			copy_impl_names[copy_impl.req],
 			COPY_PS(m_small), COPY_PS(w_small), COPY_BENCH_SMALL,
 			COPY_PS(m_page), COPY_PS(w_page), COPY_BENCH_LEN);
 	else
 		pr_info("data path copies: %s (copy_impl=%s)\n",
-			copy_impl_names[copy_impl_used],
-			copy_impl_names[copy_impl_req]);
+			copy_impl_names[copy_impl.used],
+			copy_impl_names[copy_impl.req]);
 	return 0;
 }

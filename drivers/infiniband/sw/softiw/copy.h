@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * softiw payload and header copies (copy.c): softiw_copy() is memcpy()
- * for the data path, softiw_skb_copy() skb_copy_bits() for placement.
+ * for the data path, softiw_skb_copy() skb_copy_bits() for placement and
+ * header peeks.
  * Which routine runs is decided once, at module load
  * (softiw_copy_init()); nothing to lock afterwards.
  */

@@ -25,9 +25,9 @@
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/sysfs.h>
 
 #include "crc.h"
+#include "softiw.h"
 
 DEFINE_STATIC_KEY_FALSE(softiw_crc_table);
 
@@ -42,29 +42,11 @@ static const char * const crc_impl_names[] = {
 	[CRC_AUTO] = "auto", [CRC_LIB] = "lib", [CRC_TABLE] = "table",
 };
 
-static int crc_impl_req = CRC_AUTO;	/* as given at load */
-static int crc_impl_used = CRC_LIB;	/* as decided */
-
-static int crc_impl_set(const char *val, const struct kernel_param *kp)
-{
-	int i = sysfs_match_string(crc_impl_names, val);
-
-	if (i < 0)
-		return -EINVAL;
-	crc_impl_req = i;
-	return 0;
-}
-
-static int crc_impl_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%s\n", crc_impl_names[crc_impl_used]);
-}
-
-static const struct kernel_param_ops crc_impl_ops = {
-	.set = crc_impl_set,
-	.get = crc_impl_get,
+static struct softiw_choice crc_impl = {
+	.names = crc_impl_names, .nr = ARRAY_SIZE(crc_impl_names),
+	.req = CRC_AUTO, .used = CRC_LIB,
 };
-module_param_cb(crc_impl, &crc_impl_ops, NULL, 0444);
+module_param_cb(crc_impl, &softiw_choice_ops, &crc_impl, 0444);
 MODULE_PARM_DESC(crc_impl,
 		 "MPA CRC32c routine: auto (time both at load), lib (crc32c()) or table (__crc32c_le())");
 
@@ -96,8 +78,8 @@ int softiw_crc_init(void)
 	u32 c_lib, c_table, i;
 	u8 *buf;
 
-	crc_impl_used = CRC_LIB;
-	if (crc_impl_req == CRC_LIB)
+	crc_impl.used = CRC_LIB;
+	if (crc_impl.req == CRC_LIB)
 		goto out;
 	if (~crc32c(~0u, zeros, sizeof(zeros)) != 0x8a9136aa ||
 	    ~__crc32c_le(~0u, zeros, sizeof(zeros)) != 0x8a9136aa) {
@@ -116,20 +98,20 @@ int softiw_crc_init(void)
 		pr_warn("CRC32c routines disagree: using crc32c()\n");
 		goto out;
 	}
-	if (crc_impl_req == CRC_TABLE || t_table < t_lib)
-		crc_impl_used = CRC_TABLE;
+	if (crc_impl.req == CRC_TABLE || t_table < t_lib)
+		crc_impl.used = CRC_TABLE;
 out:
-	if (crc_impl_used == CRC_TABLE)
+	if (crc_impl.used == CRC_TABLE)
 		static_branch_enable(&softiw_crc_table);
 	if (t_lib && t_table)
 		pr_info("MPA CRC32c: %s (crc_impl=%s; %llu ps/octet with crc32c(), %llu with the table)\n",
-			crc_impl_names[crc_impl_used],
-			crc_impl_names[crc_impl_req],
+			crc_impl_names[crc_impl.used],
+			crc_impl_names[crc_impl.req],
 			t_lib * 1000 / (CRC_BENCH_REPS * CRC_BENCH_LEN),
 			t_table * 1000 / (CRC_BENCH_REPS * CRC_BENCH_LEN));
 	else
 		pr_info("MPA CRC32c: %s (crc_impl=%s)\n",
-			crc_impl_names[crc_impl_used],
-			crc_impl_names[crc_impl_req]);
+			crc_impl_names[crc_impl.used],
+			crc_impl_names[crc_impl.req]);
 	return 0;
 }

@@ -23,6 +23,8 @@
 #include <linux/mutex.h>
 #include <linux/rculist.h>
 #include <linux/rtnetlink.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
 #include <rdma/rdma_netlink.h>
 
 #include "softiw.h"
@@ -33,6 +35,29 @@
 
 static DEFINE_MUTEX(softiw_dev_mutex);
 static LIST_HEAD(softiw_dev_list);
+
+static int choice_set(const char *val, const struct kernel_param *kp)
+{
+	struct softiw_choice *c = kp->arg;
+	int i = __sysfs_match_string(c->names, c->nr, val);
+
+	if (i < 0)
+		return -EINVAL;
+	c->req = i;
+	return 0;
+}
+
+static int choice_get(char *buf, const struct kernel_param *kp)
+{
+	const struct softiw_choice *c = kp->arg;
+
+	return sysfs_emit(buf, "%s\n", c->names[c->used]);
+}
+
+const struct kernel_param_ops softiw_choice_ops = {
+	.set = choice_set,
+	.get = choice_get,
+};
 
 /**
  * softiw_device_get_by_netdev() - find the registered softiw device of a netdev

@@ -98,26 +98,6 @@ static void rx_crc_skb(struct softiw_qp_rx *rx, const struct sk_buff *skb,
 	}
 }
 
-/*
- * skb_copy_bits() for a few octets (a header), straight from the memory
- * they lie in when that is one piece.
- */
-static int rx_skb_peek(const struct sk_buff *skb, u32 off, void *to, u32 len)
-{
-	struct page *page;
-	const u8 *p;
-	bool here;
-	u32 room;
-
-	p = softiw_skb_span(skb, off, &room, &page);
-	here = p && room >= len;
-	if (here)
-		softiw_copy(to, p, len);
-	if (page)
-		kunmap_local(p);
-	return here ? 0 : skb_copy_bits(skb, off, to, len);
-}
-
 int softiw_rx_init(struct softiw_qp *qp)
 {
 	struct softiw_qp_rx *rx = &qp->rx;
@@ -399,7 +379,7 @@ static u32 rx_hdr(struct softiw_qp *qp, const struct sk_buff *skb, int off,
 	BUILD_BUG_ON(sizeof(rx->hdr) < RX_HDR_PEEK);
 	if (!rx->hdr_got) {
 		peeked = min_t(u32, len, RX_HDR_PEEK);
-		if (rx_skb_peek(skb, off, rx->hdr, peeked))
+		if (softiw_skb_copy(skb, off, rx->hdr, peeked))
 			return rx_broken(qp, len);
 	}
 	for (;;) {

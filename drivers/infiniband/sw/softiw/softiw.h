@@ -107,6 +107,21 @@ static inline struct softiw_pd *to_softiw_pd(struct ib_pd *ibpd)
 /* main.c: /sys/kernel/debug/softiw (an error pointer without debugfs) */
 extern struct dentry *softiw_debugfs_root;
 
+/*
+ * main.c: a read-only module parameter naming a routine chosen at load
+ * (crc.c, copy.c): it takes one of @names (index into @req) and reads back
+ * the one decided (@used).  module_param_cb(name, &softiw_choice_ops,
+ * &choice, 0444).
+ */
+struct softiw_choice {
+	const char * const *names;
+	size_t nr;
+	int req;	/* as given at load */
+	int used;	/* as decided */
+};
+
+extern const struct kernel_param_ops softiw_choice_ops;
+
 /* main.c: the device list */
 struct softiw_device *softiw_device_get_by_netdev(struct net_device *netdev);
 void softiw_device_unlink(struct softiw_device *sdev);
