@@ -10,7 +10,7 @@
  * does the same, but first parses a command, looks up and locks the QP's
  * uobject and allocates and frees a work request buffer: under QEMU's
  * TCG that is about a sixth of a 64-octet message's one-way time.  Here
- * the work is one QP table lookup.
+ * the work is one lockless QP table lookup.
  *
  * The file names only its context, never a QP or the device directly: a
  * QP is found by number and must belong to that context, so a process
@@ -18,9 +18,12 @@
  * going away (the process closing it, or the device being removed)
  * severs the link; the file then answers ENODEV until it is closed.
  *
- * Locking: @sem (read) keeps @uctx valid during a lookup; the context's
- * teardown clears @uctx under @sem (write).  The QP reference taken by
- * the lookup keeps the QP alive while its engine runs; no lock is held
+ * Locking: a lookup runs under rcu_read_lock(): @uctx is read with
+ * rcu_dereference() and the QP found in the device's table is taken
+ * with kref_get_unless_zero() (destroy_qp waits a grace period after it
+ * erases the QP, softiw_qp_get_rcu()).  The context's teardown clears
+ * @uctx and waits a grace period, so no lookup still uses it.  The QP
+ * reference keeps the QP alive while its engine runs; nothing is held
  * then.  @ref counts the file and the context.
  */
 #include <linux/anon_inodes.h>
@@ -34,8 +37,8 @@
 
 struct softiw_doorbell {
 	struct kref ref;
-	struct rw_semaphore sem;	/* guards @uctx */
-	struct softiw_ucontext *uctx;	/* NULL once the context is gone */
+	/* NULL once the context is gone */
+	struct softiw_ucontext __rcu *uctx;
 };
 
 static void db_free(struct kref *ref)
@@ -55,19 +58,21 @@ static int db_release(struct inode *inode, struct file *file)
 static struct softiw_qp *db_qp_get(struct softiw_doorbell *db, u32 qpn)
 {
 	struct softiw_qp *qp = ERR_PTR(-ENODEV);
+	struct softiw_ucontext *uctx;
 
-	down_read(&db->sem);
-	if (db->uctx) {
-		qp = softiw_qp_get(to_softiw_dev(db->uctx->ibucontext.device),
-				   qpn);
-		if (qp && qp->uctx != db->uctx) {
+	rcu_read_lock();
+	uctx = rcu_dereference(db->uctx);
+	if (uctx) {
+		qp = softiw_qp_get_rcu(to_softiw_dev(uctx->ibucontext.device),
+				       qpn);
+		if (qp && qp->uctx != uctx) {
 			softiw_qp_put(qp);
 			qp = NULL;
 		}
 		if (!qp)
 			qp = ERR_PTR(-ENOENT);
 	}
-	up_read(&db->sem);
+	rcu_read_unlock();
 	return qp;
 }
 
@@ -106,8 +111,7 @@ int softiw_doorbell_create(struct softiw_ucontext *uctx,
 	if (!db)
 		return -ENOMEM;
 	kref_init(&db->ref);		/* the file's */
-	init_rwsem(&db->sem);
-	db->uctx = uctx;
+	RCU_INIT_POINTER(db->uctx, uctx);
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0) {
 		kfree(db);
@@ -146,9 +150,9 @@ void softiw_doorbell_sever(struct softiw_ucontext *uctx)
 
 	if (!db)
 		return;
-	down_write(&db->sem);
-	db->uctx = NULL;
-	up_write(&db->sem);
+	RCU_INIT_POINTER(db->uctx, NULL);
+	/* a lookup that still saw the context is over */
+	synchronize_rcu();
 	uctx->db = NULL;
 	kref_put(&db->ref, db_free);
 }

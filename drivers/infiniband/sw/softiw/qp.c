@@ -27,7 +27,9 @@
  * posted after it sees ERROR and queues the flush itself.  Completion
  * handlers are called with no QP lock held, never from post_send or
  * post_recv.  The QP table (sdev->qp_xa) is read under its xa_lock with
- * interrupts off, because iw_cm looks QPs up under a spinlock_irqsave.
+ * interrupts off, because iw_cm looks QPs up under a spinlock_irqsave,
+ * or, by the doorbell, under RCU alone: destroy_qp waits a grace period
+ * after the erase, so a QP found that way is still memory.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -67,6 +69,18 @@ struct softiw_qp *softiw_qp_get(struct softiw_device *sdev, u32 qpn)
 	if (qp && !kref_get_unless_zero(&qp->ref))
 		qp = NULL;
 	xa_unlock_irqrestore(&sdev->qp_xa, flags);
+	return qp;
+}
+
+struct softiw_qp *softiw_qp_get_rcu(struct softiw_device *sdev, u32 qpn)
+{
+	struct softiw_qp *qp;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "QP lookup outside RCU");
+	/* destroy_qp waits a grace period after the erase: still memory */
+	qp = xa_load(&sdev->qp_xa, qpn);
+	if (qp && !kref_get_unless_zero(&qp->ref))
+		qp = NULL;
 	return qp;
 }
 
@@ -739,6 +753,8 @@ int softiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	softiw_cm_qp_destroy(qp);
 	softiw_txrx_detach(qp);
 	xa_erase_irq(&sdev->qp_xa, ibqp->qp_num);
+	/* softiw_qp_get_rcu() may have found it just before: let it finish */
+	synchronize_rcu();
 	atomic_dec(&qp->rcq->rq_users);
 
 	softiw_qp_put(qp);

@@ -263,6 +263,8 @@ static inline void *softiw_wq_slot(struct softiw_wq *wq, u32 idx, size_t sz)
 
 /* qp.c: lookup and references */
 struct softiw_qp *softiw_qp_get(struct softiw_device *sdev, u32 qpn);
+/* The same from an RCU read-side section, without the table's lock. */
+struct softiw_qp *softiw_qp_get_rcu(struct softiw_device *sdev, u32 qpn);
 void softiw_qp_ref(struct softiw_qp *qp);
 void softiw_qp_put(struct softiw_qp *qp);
 

@@ -510,14 +510,49 @@ static u32 tx_mem_err(int err)
 	}
 }
 
+static_assert(SOFTIW_TX_SGE_REFS == SOFTIW_MAX_SGE);
+
+/* Let go of the regions tx_check_sges() kept for tx->sge_wqe. */
+static void tx_sge_mem_put(struct softiw_qp_tx *tx)
+{
+	u32 i;
+
+	if (!tx->sge_wqe)
+		return;
+	for (i = 0; i < ARRAY_SIZE(tx->sge_mem); i++) {
+		if (tx->sge_mem[i])
+			softiw_mem_put(tx->sge_mem[i]);
+		tx->sge_mem[i] = NULL;
+	}
+	tx->sge_wqe = NULL;
+}
+
+/*
+ * The region of SGE @i of @wqe: the one tx_check_sges() kept if it still
+ * carries the SGE's key, else looked up (NULL if unknown).  *@kept says
+ * which, so the caller drops only a reference of its own.
+ */
+static struct softiw_mem *tx_sge_mem(struct softiw_qp *qp,
+				     struct softiw_wqe *wqe, u32 i,
+				     bool *kept)
+{
+	struct softiw_qp_tx *tx = &qp->tx;
+	struct softiw_mem *mem = tx->sge_wqe == wqe ? tx->sge_mem[i] : NULL;
+
+	*kept = mem && READ_ONCE(mem->stag) == wqe->sge[i].lkey;
+	return *kept ? mem : softiw_mem_get(qp->sdev, wqe->sge[i].lkey);
+}
+
 /*
  * Copy @len payload octets from offset @off of @wqe's local buffers to
- * @dst.  Each SGE's lkey is looked up and checked (local read, PD) for
- * exactly the octets used, so a region revoked mid-message is refused.
+ * @dst.  Each SGE's region (by its lkey) is checked (valid, local read,
+ * PD, bounds) under its lock for exactly the octets used, so a region
+ * revoked mid-message is refused.
  */
 static int tx_gather(struct softiw_qp *qp, struct softiw_wqe *wqe, u32 off,
 		     u8 *dst, u32 len)
 {
+	bool kept;
 	u32 i;
 	int ret;
 
@@ -538,12 +573,13 @@ static int tx_gather(struct softiw_qp *qp, struct softiw_wqe *wqe, u32 off,
 			continue;
 		}
 		n = min(len, sge->length - off);
-		mem = softiw_mem_get(qp->sdev, sge->lkey);
+		mem = tx_sge_mem(qp, wqe, i, &kept);
 		if (!mem)
 			return -ENOENT;
 		ret = softiw_mem_copy_out(mem, qp, SOFTIW_ACCESS_LOCAL_READ,
 					  sge->addr + off, dst, n);
-		softiw_mem_put(mem);
+		if (!kept)
+			softiw_mem_put(mem);
 		if (ret)
 			return -EACCES;
 		dst += n;
@@ -554,11 +590,13 @@ static int tx_gather(struct softiw_qp *qp, struct softiw_wqe *wqe, u32 off,
 }
 
 /* Check every SGE of @wqe up front (@access for each), before any octet
- * of the message goes out.
+ * of the message goes out.  With @keep the regions stay referenced for
+ * tx_gather() until tx_fill() returns (tx_sge_mem_put()).
  */
 static int tx_check_sges(struct softiw_qp *qp, struct softiw_wqe *wqe,
-			 int access)
+			 int access, bool keep)
 {
+	struct softiw_qp_tx *tx = &qp->tx;
 	u64 total = 0;
 	u32 i;
 
@@ -566,6 +604,10 @@ static int tx_check_sges(struct softiw_qp *qp, struct softiw_wqe *wqe,
 		return wqe->length <= SOFTIW_MAX_INLINE ? 0 : -EINVAL;
 	if (wqe->num_sge > SOFTIW_MAX_SGE)
 		return -EINVAL;
+	if (keep) {
+		tx_sge_mem_put(tx);
+		tx->sge_wqe = wqe;
+	}
 	for (i = 0; i < wqe->num_sge; i++) {
 		struct softiw_sge *sge = &wqe->sge[i];
 		struct softiw_mem *mem;
@@ -582,7 +624,10 @@ static int tx_check_sges(struct softiw_qp *qp, struct softiw_wqe *wqe,
 		}
 		ret = softiw_mem_check(mem, qp, sge->addr, sge->length,
 				       access);
-		softiw_mem_put(mem);
+		if (ret || !keep)
+			softiw_mem_put(mem);
+		else
+			tx->sge_mem[i] = mem;
 		if (ret) {
 			ibdev_dbg(&qp->sdev->ibdev,
 				  "qp %u: lkey %#x [%#llx, +%u) access %#x: %d\n",
@@ -1089,7 +1134,8 @@ static bool tx_wqe_start(struct softiw_qp *qp, struct softiw_wqe *wqe)
 		    (wqe->length && !wqe->num_sge) ||
 		    (wqe->flags & SOFTIW_WQE_INLINE))
 			return tx_wqe_refuse(qp, wqe, IB_WC_LOC_QP_OP_ERR);
-		if (wqe->length && tx_check_sges(qp, wqe, IB_ACCESS_LOCAL_WRITE))
+		if (wqe->length &&
+		    tx_check_sges(qp, wqe, IB_ACCESS_LOCAL_WRITE, false))
 			return tx_wqe_refuse(qp, wqe, IB_WC_LOC_PROT_ERR);
 		if (!tx_room(tx, SOFTIW_DDP_UNTAGGED_HDR_LEN +
 				 SOFTIW_RDMAP_READ_REQ_LEN))
@@ -1121,7 +1167,7 @@ static bool tx_wqe_start(struct softiw_qp *qp, struct softiw_wqe *wqe)
 	default:
 		return tx_wqe_refuse(qp, wqe, IB_WC_LOC_QP_OP_ERR);
 	}
-	if (tx_check_sges(qp, wqe, SOFTIW_ACCESS_LOCAL_READ))
+	if (tx_check_sges(qp, wqe, SOFTIW_ACCESS_LOCAL_READ, true))
 		return tx_wqe_refuse(qp, wqe, IB_WC_LOC_PROT_ERR);
 	if (softiw_ddp_seg_init(&tx->seg, &h.ddp, wqe->length, tx->mulpdu))
 		return tx_wqe_refuse(qp, wqe, IB_WC_LOC_QP_OP_ERR);
@@ -1287,6 +1333,8 @@ static bool tx_fill(struct softiw_qp *qp)
 		if (done)
 			tx_msg_done(qp);
 	}
+	/* no region stays referenced outside tx_fill(): dereg waits for us */
+	tx_sge_mem_put(tx);
 	return tx->buf_len > start;
 }
 

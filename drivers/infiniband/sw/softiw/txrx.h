@@ -39,6 +39,11 @@ struct softiw_tx_zcb;
 struct bio_vec;
 struct ubuf_info;
 
+/* SGEs of one work request (SOFTIW_MAX_SGE, checked in tx.c) */
+#define SOFTIW_TX_SGE_REFS	6
+
+struct softiw_mem;
+
 /* The Read Response the TX engine is sending (copied from qp->ird). */
 struct softiw_tx_rresp {
 	u32 sink_stag;
@@ -98,6 +103,13 @@ struct softiw_qp_tx {
 	u32 zc_len;			/* payload octets not in @buf */
 	bool zc_wqe;			/* @wqe's payload goes zero-copy */
 	bool zc_route_copies;		/* the kernel copies fragments anyway */
+	/*
+	 * The regions tx_check_sges() found for @sge_wqe's SGEs, referenced
+	 * while tx_fill() runs, so that tx_gather() does not look them up
+	 * a second time (it still checks each under the region's lock).
+	 */
+	struct softiw_wqe *sge_wqe;
+	struct softiw_mem *sge_mem[SOFTIW_TX_SGE_REFS];
 	u32 nr_pend;			/* WQEs staged, waiting for TCP */
 	struct softiw_tx_pend {
 		struct softiw_wqe *wqe;
