@@ -111,6 +111,26 @@ check_contains "$vout" "WC wr_id=0 status=0 " "write-split: Send after it receiv
 check_contains "$vout" "GUARD ok" "write-split: guard octets"
 log "Write in two parts: placed"
 
+# Two Writes in one TCP send, the second to the same region's index with
+# a guessed key (and 256 octets further on): the first is placed, the
+# second refused with Invalid STag, though the receiver still holds the
+# region the first one's lookup found.  Only the first Write's octets
+# differ from the victim's fill pattern (i * 7 + 3) afterwards.
+start_victim
+attack "write-wrong-key" connect $DP_B $port write-wrong-key recv
+[ $rprc = 0 ] || { echo "$rpout" >&2; fail "write-wrong-key: rawpeer exited $rprc"; }
+check_contains "$rpout" "TERMINATE layer=1 type=1 code=0 " "write-wrong-key: Terminate"
+check_contains "$vout" "QPSTATE=6" "write-wrong-key: victim QP in ERROR"
+check_contains "$vout" "MRWRITE=64" "write-wrong-key: the first Write's 64 octets"
+check_contains "$vout" "GUARD ok" "write-wrong-key: guard octets"
+want=0 i=0
+while [ $i -lt 64 ]; do
+	[ $(((i * 7 + 3) % 256)) = $((165 ^ i)) ] || want=$((want + 1))
+	i=$((i + 1))
+done
+check_contains "$vout" "MRDIFF=$want" "write-wrong-key: nothing placed by the second Write"
+log "Write, then a guessed key in the same segment: first placed, second refused"
+
 CONSUMED_STATUS=
 case_err unknown-stag "1 1 0"
 case_err wrong-key "1 1 0"

@@ -57,8 +57,38 @@ END {
 	if (tcp != "") printf "iperf3 (TCP over the same veth): %.2f MB/s\n", tcp
 }' "$1" | { read -r head; echo "$head"; sort; }
 }
+# spread RAW: how far the rounds agree.  For softiw (with and without
+# CRC) against siw, per test: the per-round ratios' quartiles and in how
+# many rounds softiw was the faster (above 1 as in the table's ratios).
+# With the emulator's round-to-round spread, a median within the
+# quartiles' distance of 1 is a tie, not a result.
+spread() {
+	awk '
+$1 == "RESULT" { v[$2, $3 " " $4, $7] = $5; if ($7 > nr) nr = $7
+	if ($2 == "siw") t[$3 " " $4] = 1 }
+function q(a, m, f,   x) { x = 1 + (m - 1) * f; return a[int(x)] + (x - int(x)) * (a[int(x) + 1] - a[int(x)]) }
+function row(s, k,   r, m, a, i, j, c, x, y, w, lat) {
+	lat = k ~ /_lat /
+	m = 0; w = 0
+	for (r = 1; r <= nr; r++) {
+		x = v[s, k, r]; y = v["siw", k, r]
+		if (x == "" || y == "" || x <= 0 || y <= 0) continue
+		a[++m] = lat ? y / x : x / y
+		if (a[m] > 1) w++
+	}
+	if (!m) return
+	for (i = 2; i <= m; i++) { c = a[i]; for (j = i - 1; j >= 1 && a[j] > c; j--) a[j + 1] = a[j]; a[j + 1] = c }
+	a[m + 1] = a[m]
+	printf "%-13s %8s %-13s %6.3f %6.3f %6.3f %5d/%d\n", substr(k, 1, index(k, " ") - 1), substr(k, index(k, " ") + 1), s, q(a, m, 0.25), q(a, m, 0.5), q(a, m, 0.75), w, m
+}
+END {
+	for (k in t) { row("softiw", k); row("softiw-nocrc", k) }
+}' "$1" | sort | { printf "%-13s %8s %-13s %6s %6s %6s %7s\n" test size "vs siw" q1 median q3 faster; cat; }
+}
 if [ "${1:-}" = --table ]; then
 	table "${2:?usage: bench.sh --table RAW_LOG}"
+	echo
+	spread "$2"
 	exit
 fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -108,4 +138,9 @@ echo " /siw: softiw against siw, nc/siw: softiw without CRC against siw,"
 echo " which never asks for CRC: above 1 means softiw is faster; /iperf3:"
 echo " softiw against TCP on the same path.  rxe: one device over its own"
 echo " address, not the veth path.  Raw output: ${raw#"$top"/})"
+if grep -q '^RESULT siw ' "$raw"; then
+	echo
+	echo "Per-round ratios to siw (quartiles; rounds in which softiw was faster):"
+	spread "$raw"
+fi
 exit "$rc"

@@ -86,6 +86,7 @@ fi
 
 term unknown-stag "1 1 0"
 term wrong-key "1 1 0"
+term write-wrong-key "1 1 0"
 term bounds "1 1 1"
 term wrong-pd "1 1 2"
 term to-wrap "1 1 3" "--to 0xfffffffffffff000 --len 4096"

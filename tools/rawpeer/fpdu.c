@@ -28,6 +28,8 @@ struct rp_seg {
 	int ctrl;		/* >= 0: RDMAP Control octet to send instead */
 	bool bad_crc;		/* flip a CRC bit after framing */
 	bool split;		/* send the FPDU in two writes, 0.2 s apart */
+	/* then, in the same send(), a Write with a guessed key at to + 256 */
+	bool then_wrong_key;
 	int ulpdu_len;		/* >= 0: send only this many ULPDU octets */
 	struct softiw_rdmap_read_req rr;
 };
@@ -38,7 +40,8 @@ static const char *const rp_cases[] = {
 	"to-wrap", "bad-ddp-ver", "bad-ddp-ver-untagged", "bad-qn",
 	"msn-nobuf", "msn-range", "bad-mo", "too-long", "bad-opcode",
 	"bad-rdmap-ver", "read-bad-stag", "read-bounds", "crc-error",
-	"bad-fpdu-len", "write-split", "crc-error-split", NULL,
+	"bad-fpdu-len", "write-split", "crc-error-split", "write-wrong-key",
+	NULL,
 };
 
 void rp_list_cases(void)
@@ -66,6 +69,8 @@ static int case_setup(struct rp_conn *c, const char *name,
 	if (!strcmp(name, "write")) {
 	} else if (!strcmp(name, "write-split")) {
 		s->split = true;
+	} else if (!strcmp(name, "write-wrong-key")) {
+		s->then_wrong_key = true;
 	} else if (!strcmp(name, "crc-error-split")) {
 		s->bad_crc = true;
 		s->split = true;
@@ -188,6 +193,22 @@ int rp_send_case(struct rp_conn *c, const char *name,
 		return -1;
 	if (s.bad_crc)
 		out[n - 1] ^= 0x01;
+	if (s.then_wrong_key) {
+		int m;
+
+		/* the right index with another key, in the FPDU right after */
+		h.ddp.stag = (s.stag & ~0xffu) | ((s.stag + 1) & 0xffu);
+		h.ddp.to = s.to + 256;
+		if (softiw_ddp_hdr_encode(&h.ddp, ulpdu, sizeof(ulpdu)) < 0)
+			return -1;
+		m = softiw_mpa_fpdu_build(&c->tx, ulpdu, hl, out + n,
+					  sizeof(out) - n);
+		if (m < 0)
+			return -1;
+		printf("SENT %s (then) stag=0x%08x to=0x%llx\n", name,
+		       h.ddp.stag, (unsigned long long)h.ddp.to);
+		n += m;
+	}
 	printf("SENT %s ulpdu_len=%u stag=0x%08x to=0x%llx qn=%u msn=%u mo=%u len=%u\n",
 	       name, hl, s.stag, (unsigned long long)s.to, s.qn, s.msn, s.mo,
 	       s.len);

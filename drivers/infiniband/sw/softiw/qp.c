@@ -26,10 +26,10 @@
  * queue lock: an entry posted just before the change is flushed, one
  * posted after it sees ERROR and queues the flush itself.  Completion
  * handlers are called with no QP lock held, never from post_send or
- * post_recv.  The QP table (sdev->qp_xa) is read under its xa_lock with
- * interrupts off, because iw_cm looks QPs up under a spinlock_irqsave,
- * or, by the doorbell, under RCU alone: destroy_qp waits a grace period
- * after the erase, so a QP found that way is still memory.
+ * post_recv.  The QP table (sdev->qp_xa) is read under RCU alone (iw_cm
+ * looks QPs up under a spinlock_irqsave, the doorbell at every post):
+ * destroy_qp waits a grace period after the erase, so a QP found that
+ * way is still memory, and a reference is taken only while it is live.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -55,23 +55,6 @@ static void qp_release(struct kref *ref)
 	complete(&container_of(ref, struct softiw_qp, ref)->released);
 }
 
-struct softiw_qp *softiw_qp_get(struct softiw_device *sdev, u32 qpn)
-{
-	struct softiw_qp *qp;
-	unsigned long flags;
-
-	/*
-	 * destroy_qp erases the entry under the same lock before it waits
-	 * for the references, so a QP found here is not freed yet.
-	 */
-	xa_lock_irqsave(&sdev->qp_xa, flags);
-	qp = xa_load(&sdev->qp_xa, qpn);
-	if (qp && !kref_get_unless_zero(&qp->ref))
-		qp = NULL;
-	xa_unlock_irqrestore(&sdev->qp_xa, flags);
-	return qp;
-}
-
 struct softiw_qp *softiw_qp_get_rcu(struct softiw_device *sdev, u32 qpn)
 {
 	struct softiw_qp *qp;
@@ -81,6 +64,16 @@ struct softiw_qp *softiw_qp_get_rcu(struct softiw_device *sdev, u32 qpn)
 	qp = xa_load(&sdev->qp_xa, qpn);
 	if (qp && !kref_get_unless_zero(&qp->ref))
 		qp = NULL;
+	return qp;
+}
+
+struct softiw_qp *softiw_qp_get(struct softiw_device *sdev, u32 qpn)
+{
+	struct softiw_qp *qp;
+
+	rcu_read_lock();
+	qp = softiw_qp_get_rcu(sdev, qpn);
+	rcu_read_unlock();
 	return qp;
 }
 

@@ -32,9 +32,11 @@
  * softirq, or the owner in release_sock()), so the socket layer
  * serialises it; qp->rx is only touched there, and by attach/detach
  * when no data_ready can run.  sk_callback_lock (read) keeps the QP
- * attached for the duration of the callback.  The placement target is
- * looked up (and referenced) for each copy only, so revocation waits for
- * at most one copy.
+ * attached for the duration of the callback.  The region a lookup found
+ * stays referenced in rx.mem until rx_actor() returns (rx_mem()), so
+ * that validation and placement, and the next FPDUs of the same skb,
+ * find it without another lookup; every copy still checks it under its
+ * lock.  Revocation waits for at most one skb's FPDUs.
  */
 #include <linux/skbuff.h>
 #include <linux/slab.h>
@@ -98,6 +100,13 @@ static void rx_crc_skb(struct softiw_qp_rx *rx, const struct sk_buff *skb,
 	}
 }
 
+static void rx_mem_put(struct softiw_qp_rx *rx)
+{
+	if (rx->mem)
+		softiw_mem_put(rx->mem);
+	rx->mem = NULL;
+}
+
 int softiw_rx_init(struct softiw_qp *qp)
 {
 	struct softiw_qp_rx *rx = &qp->rx;
@@ -134,6 +143,7 @@ static void rx_drop_rqe(struct softiw_qp *qp, u8 status)
 
 void softiw_rx_release(struct softiw_qp *qp)
 {
+	rx_mem_put(&qp->rx);
 	if (!qp->rx.rqe)
 		return;
 	rx_drop_rqe(qp, IB_WC_WR_FLUSH_ERR);
@@ -161,13 +171,30 @@ static u32 rx_broken(struct softiw_qp *qp, u32 len)
 	return len;
 }
 
+/*
+ * The valid region or window @stag names, from rx.mem when it is that
+ * one, else looked up and kept there in place of the last one; NULL if
+ * there is none.  The reference is rx.mem's: rx_actor() lets go of it.
+ */
+static struct softiw_mem *rx_mem(struct softiw_qp *qp, u32 stag)
+{
+	struct softiw_qp_rx *rx = &qp->rx;
+	struct softiw_mem *mem = rx->mem;
+
+	if (mem && READ_ONCE(mem->stag) == stag && READ_ONCE(mem->valid))
+		return mem;
+	rx_mem_put(rx);
+	rx->mem = softiw_mem_get(qp->sdev, stag);
+	return rx->mem;
+}
+
 /* DDP STag lookup for the validators (ctx is the QP). */
 static int rx_stag_lookup(void *ctx, u32 stag,
 			  struct softiw_ddp_stag_info *info)
 {
 	struct softiw_qp *qp = ctx;
 	struct softiw_qp_rx *rx = &qp->rx;
-	struct softiw_mem *mem = softiw_mem_get(qp->sdev, stag);
+	struct softiw_mem *mem = rx_mem(qp, stag);
 
 	if (!mem)
 		return -ENOENT;
@@ -179,10 +206,8 @@ static int rx_stag_lookup(void *ctx, u32 stag,
 		struct softiw_wqe *wqe = rx->rresp_wqe;
 
 		/* The sink is exactly the READ's local SGE. */
-		if (!wqe || !wqe->num_sge || stag != wqe->sge[0].lkey) {
-			softiw_mem_put(mem);
+		if (!wqe || !wqe->num_sge || stag != wqe->sge[0].lkey)
 			return -ENOENT;
-		}
 		info->base = wqe->sge[0].addr;
 		info->len = wqe->sge[0].length;
 		if (!softiw_mem_check(mem, qp, info->base, info->len,
@@ -199,7 +224,6 @@ static int rx_stag_lookup(void *ctx, u32 stag,
 		if (access & IB_ACCESS_REMOTE_READ)
 			info->access |= SOFTIW_DDP_ACCESS_REMOTE_READ;
 	}
-	softiw_mem_put(mem);
 	return 0;
 }
 
@@ -414,14 +438,13 @@ static int rx_place_mem(struct softiw_qp *qp, const struct sk_buff *skb,
 	struct softiw_qp_rx *rx = &qp->rx;
 	int access = rx->h.opcode == SOFTIW_RDMAP_READ_RESP ?
 		     IB_ACCESS_LOCAL_WRITE : IB_ACCESS_REMOTE_WRITE;
-	struct softiw_mem *mem = softiw_mem_get(qp->sdev, rx->h.ddp.stag);
+	struct softiw_mem *mem = rx_mem(qp, rx->h.ddp.stag);
 	int ret;
 
 	if (!mem)
 		return -ENOENT;
 	ret = softiw_mem_copy_in_skb(mem, qp, access, rx->addr, skb, off, n,
 				     rx_crc_live(rx) ? &rx->crc : NULL);
-	softiw_mem_put(mem);
 	if (!ret)
 		rx->addr += n;
 	return ret;
@@ -447,13 +470,12 @@ static int rx_place_rqe(struct softiw_qp *qp, const struct sk_buff *skb,
 		return -EINVAL;
 	sge = &rx->rqe->sge[i];
 	n = min(n, sge->length - o);
-	mem = softiw_mem_get(qp->sdev, sge->lkey);
+	mem = rx_mem(qp, sge->lkey);
 	if (!mem)
 		return -ENOENT;
 	ret = softiw_mem_copy_in_skb(mem, qp, IB_ACCESS_LOCAL_WRITE,
 				     sge->addr + o, skb, off, n,
 				     rx_crc_live(rx) ? &rx->crc : NULL);
-	softiw_mem_put(mem);
 	if (ret)
 		return ret;
 	rx->mo += n;
@@ -938,6 +960,7 @@ static int rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 				if (v == RX_VERIFY_WAIT) {
 					/* leave the rest queued until more comes */
 					desc->count = 0;
+					rx_mem_put(rx);
 					return done;
 				}
 				if (v == RX_VERIFY_BAD) {
@@ -973,6 +996,7 @@ static int rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 		rx->mpa.pos += used;
 		done += used;
 	}
+	rx_mem_put(rx);
 	/* After an error the rest of the stream is dropped (RFC 5041 7.1). */
 	return len;
 }

@@ -704,6 +704,7 @@ static int tx_zc_gather(struct softiw_qp *qp, struct softiw_wqe *wqe, u32 off,
 			u32 len, struct bio_vec *bv, u32 max)
 {
 	u32 i, n = 0;
+	bool kept;
 	int ret = 0;
 
 	for (i = 0; i < wqe->num_sge && i < SOFTIW_MAX_SGE && len; i++) {
@@ -716,14 +717,15 @@ static int tx_zc_gather(struct softiw_qp *qp, struct softiw_wqe *wqe, u32 off,
 			continue;
 		}
 		part = min(len, sge->length - off);
-		mem = softiw_mem_get(qp->sdev, sge->lkey);
+		mem = tx_sge_mem(qp, wqe, i, &kept);
 		if (!mem) {
 			ret = -ENOENT;
 			break;
 		}
 		ret = softiw_mem_pages_out(mem, qp, sge->addr + off, part,
 					   bv + n, max - n);
-		softiw_mem_put(mem);
+		if (!kept)
+			softiw_mem_put(mem);
 		if (ret < 0)
 			break;
 		n += ret;
@@ -1031,14 +1033,18 @@ static bool tx_next_segment(struct softiw_qp *qp, bool *done, int *err)
 	if (tx->cur == TX_CUR_WQE) {
 		*err = tx_gather(qp, tx->wqe, off, ulpdu + hlen, plen);
 	} else if (plen) {
-		struct softiw_mem *mem;
+		struct softiw_mem *mem = tx->rresp_mem;
 
-		mem = softiw_mem_get(qp->sdev, tx->rresp.src_stag);
+		/* the source tx_rresp_start() kept, while tx_fill() runs */
+		if (!mem || READ_ONCE(mem->stag) != tx->rresp.src_stag) {
+			if (mem)
+				softiw_mem_put(mem);
+			mem = softiw_mem_get(qp->sdev, tx->rresp.src_stag);
+			tx->rresp_mem = mem;
+		}
 		*err = mem ? softiw_mem_copy_out(mem, qp, IB_ACCESS_REMOTE_READ,
 						 tx->rresp.src_to + off,
 						 ulpdu + hlen, plen) : -ENOENT;
-		if (mem)
-			softiw_mem_put(mem);
 	}
 	if (!*err)
 		*err = tx_segment(tx, &h, ulpdu, size, plen);
@@ -1082,7 +1088,11 @@ static bool tx_rresp_start(struct softiw_qp *qp)
 		err = mem ? softiw_mem_check(mem, qp, tx->rresp.src_to,
 					     tx->rresp.len,
 					     IB_ACCESS_REMOTE_READ) : -ENOENT;
-		if (mem)
+		/* kept for the segments (tx_next_segment()) */
+		if (tx->rresp_mem)
+			softiw_mem_put(tx->rresp_mem);
+		tx->rresp_mem = err ? NULL : mem;
+		if (err && mem)
 			softiw_mem_put(mem);
 		if (err) {
 			softiw_qp_terminate(qp, tx_mem_err(err), NULL, 0);
@@ -1335,6 +1345,9 @@ static bool tx_fill(struct softiw_qp *qp)
 	}
 	/* no region stays referenced outside tx_fill(): dereg waits for us */
 	tx_sge_mem_put(tx);
+	if (tx->rresp_mem)
+		softiw_mem_put(tx->rresp_mem);
+	tx->rresp_mem = NULL;
 	return tx->buf_len > start;
 }
 

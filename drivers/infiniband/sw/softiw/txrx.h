@@ -110,6 +110,8 @@ struct softiw_qp_tx {
 	 */
 	struct softiw_wqe *sge_wqe;
 	struct softiw_mem *sge_mem[SOFTIW_TX_SGE_REFS];
+	/* the same for the source of the Read Response in @rresp */
+	struct softiw_mem *rresp_mem;
 	u32 nr_pend;			/* WQEs staged, waiting for TCP */
 	struct softiw_tx_pend {
 		struct softiw_wqe *wqe;
@@ -154,6 +156,8 @@ struct softiw_qp_rx {
 	bool have_rqe;			/* @rqe taken for the Send in progress */
 	struct softiw_rqe *rqe;		/* allocated at attach */
 	struct softiw_wqe *rresp_wqe;	/* READ the Read Response answers */
+	/* region last looked up, referenced while rx_actor() runs (rx.c) */
+	struct softiw_mem *mem;
 };
 
 /* tx.c + rx.c: module-wide setup (the TX workqueue) */
