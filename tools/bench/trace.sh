@@ -65,13 +65,17 @@ T=/sys/kernel/tracing
 [ -d $T/options ] || mount -t tracefs none $T
 echo 0 > $T/tracing_on
 echo x86-tsc > $T/trace_clock
-echo function_graph > $T/current_tracer
-echo funcgraph-tail > $T/trace_options
+# The filter before the tracer: a tracer enabled with an empty filter
+# patches every function of the kernel, which under TCG takes minutes of
+# text_poke() cross-CPU calls (soft lockups, seen on 6.1).
 : > $T/set_ftrace_filter
 for f in $FUNCS; do
 	echo "$f" >> $T/set_ftrace_filter 2>/dev/null ||
 		echo "# not traceable here: $f"
 done
+grep -q . $T/set_ftrace_filter || { echo "trace.sh: nothing to trace" >&2; exit 1; }
+echo function_graph > $T/current_tracer
+echo funcgraph-tail > $T/trace_options
 echo 20000 > $T/buffer_size_kb
 timeout 300 ib_$test -R -F -d ${dev}0 -s 64 -n "$ITERS" -p 7791 >/dev/null 2>&1 &
 srv=$!
