@@ -279,21 +279,24 @@ static int chunk_out(u8 *p, u32 n, u32 done, void *arg)
 }
 
 /*
- * Check and copy under the read side of @mem->lock (see mem.h).  A bound
+ * Check (the key @stag included) and copy under the read side of
+ * @mem->lock (see mem.h).  A bound
  * window's copies go to its region, which cannot be deregistered while
  * the window is bound; the region is walked with the window's bounds
  * already enforced, since both share one address space.
  */
 static int mem_locked_walk(struct softiw_mem *mem, const struct softiw_qp *qp,
-			   int access, u64 addr, u32 len, mem_chunk_fn fn,
-			   void *arg)
+			   u32 stag, int access, u64 addr, u32 len,
+			   mem_chunk_fn fn, void *arg)
 {
 	struct softiw_mem *target = mem;
 	unsigned long flags;
 	int ret;
 
 	read_lock_irqsave(&mem->lock, flags);
-	ret = softiw_mem_check(mem, qp, addr, len, access);
+	/* a re-key (window rebind, REG_MR) revokes the old key under the lock */
+	ret = mem->stag == stag ? softiw_mem_check(mem, qp, addr, len, access) :
+				  -ENOENT;
 	if (!ret && mem->mw_type) {
 		target = mem->mr;
 		if (!target || !READ_ONCE(target->valid))
@@ -306,9 +309,10 @@ static int mem_locked_walk(struct softiw_mem *mem, const struct softiw_qp *qp,
 }
 
 int softiw_mem_copy_out(struct softiw_mem *mem, const struct softiw_qp *qp,
-			int access, u64 addr, void *dst, u32 len)
+			u32 stag, int access, u64 addr, void *dst, u32 len)
 {
-	return mem_locked_walk(mem, qp, access, addr, len, chunk_out, dst);
+	return mem_locked_walk(mem, qp, stag, access, addr, len, chunk_out,
+			       dst);
 }
 
 struct skb_copy_arg {
@@ -332,12 +336,14 @@ static int chunk_in_skb(u8 *p, u32 n, u32 done, void *arg)
 }
 
 int softiw_mem_copy_in_skb(struct softiw_mem *mem, const struct softiw_qp *qp,
-			   int access, u64 addr, const struct sk_buff *skb,
-			   int skb_off, u32 len, u32 *crc)
+			   u32 stag, int access, u64 addr,
+			   const struct sk_buff *skb, int skb_off, u32 len,
+			   u32 *crc)
 {
 	struct skb_copy_arg a = { .skb = skb, .off = skb_off, .crc = crc };
 
-	return mem_locked_walk(mem, qp, access, addr, len, chunk_in_skb, &a);
+	return mem_locked_walk(mem, qp, stag, access, addr, len, chunk_in_skb,
+			       &a);
 }
 
 struct pages_out_arg {
@@ -366,7 +372,8 @@ static int chunk_pages(u8 *p, u32 n, u32 done, void *arg)
 }
 
 int softiw_mem_pages_out(struct softiw_mem *mem, const struct softiw_qp *qp,
-			 u64 addr, u32 len, struct bio_vec *bv, u32 max)
+			 u32 stag, u64 addr, u32 len, struct bio_vec *bv,
+			 u32 max)
 {
 	struct pages_out_arg a = {
 		.mem = mem, .addr = addr, .bv = bv, .max = max,
@@ -376,7 +383,7 @@ int softiw_mem_pages_out(struct softiw_mem *mem, const struct softiw_qp *qp,
 	/* user regions only: their pages stay pinned while referenced */
 	if (mem->mw_type || !mem->umem)
 		return -EOPNOTSUPP;
-	ret = mem_locked_walk(mem, qp, SOFTIW_ACCESS_LOCAL_READ, addr, len,
+	ret = mem_locked_walk(mem, qp, stag, SOFTIW_ACCESS_LOCAL_READ, addr, len,
 			      chunk_pages, &a);
 	if (ret) {
 		while (a.n)

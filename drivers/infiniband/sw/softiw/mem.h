@@ -134,9 +134,12 @@ u32 softiw_mem_stream_qp(const struct softiw_mem *mem,
 			 const struct softiw_qp *qp);
 
 /*
- * Copies.  Each checks [@addr, @addr + @len) for @qp and @access as
- * softiw_mem_check() does and copies under the read side of @mem->lock,
- * returning that check's error (nothing copied) or 0.  @addr is in the
+ * Copies.  Each checks, under the read side of @mem->lock, that @mem
+ * still carries @stag (the STag or lkey it was found by: a window rebind
+ * or a REG_MR changes the key under the write side, -ENOENT) and
+ * [@addr, @addr + @len) for @qp and @access as softiw_mem_check() does,
+ * and copies under that lock, returning the check's error (nothing
+ * copied) or 0.  @addr is in the
  * STag's address space (a window's is its region's).  Pages are reached
  * through kmap_local_page(); no copy sleeps, so all are callable from
  * softirq.  @crc, when not NULL, is updated (crc32c, no inversion) over
@@ -144,24 +147,26 @@ u32 softiw_mem_stream_qp(const struct softiw_mem *mem,
  * directly.
  */
 int softiw_mem_copy_out(struct softiw_mem *mem, const struct softiw_qp *qp,
-			int access, u64 addr, void *dst, u32 len);
+			u32 stag, int access, u64 addr, void *dst, u32 len);
 int softiw_mem_copy_in_skb(struct softiw_mem *mem, const struct softiw_qp *qp,
-			   int access, u64 addr, const struct sk_buff *skb,
-			   int skb_off, u32 len, u32 *crc);
+			   u32 stag, int access, u64 addr,
+			   const struct sk_buff *skb, int skb_off, u32 len,
+			   u32 *crc);
 
 /*
  * softiw_mem_pages_out() - zero-copy transmit: instead of copying
  * [@addr, @addr + @len) out of user region @mem, describe it as page
  * fragments in @bv (at most @max), each page referenced by us (the caller
  * put_page()s them when TCP has taken its own), after the checks of a
- * local read under the read side of @mem->lock.  A fragment never
+ * local read (and of @stag, as above) under the read side of @mem->lock.  A fragment never
  * crosses a page.  Returns the fragments used, -E2BIG when @max is too
  * few, -EOPNOTSUPP for anything but a user region (kernel memory is
  * copied), or the check's error; on error nothing is referenced.  The
  * pages stay valid while referenced, even if the region is deregistered.
  */
 int softiw_mem_pages_out(struct softiw_mem *mem, const struct softiw_qp *qp,
-			 u64 addr, u32 len, struct bio_vec *bv, u32 max);
+			 u32 stag, u64 addr, u32 len, struct bio_vec *bv,
+			 u32 max);
 
 /*
  * softiw_mem_invalidate() - revoke @stag (Local Invalidate, Send with

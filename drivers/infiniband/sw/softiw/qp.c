@@ -26,8 +26,9 @@
  * queue lock: an entry posted just before the change is flushed, one
  * posted after it sees ERROR and queues the flush itself.  Completion
  * handlers are called with no QP lock held, never from post_send or
- * post_recv.  The QP table (sdev->qp_xa) is read under RCU alone (iw_cm
- * looks QPs up under a spinlock_irqsave, the doorbell at every post):
+ * post_recv.  The QP table (sdev->qp_xa) is read under RCU alone
+ * (softiw_qp_get(), the doorbell at every post; iw_cm's get_qp takes the
+ * xa_lock with interrupts off, as it calls under a spinlock_irqsave):
  * destroy_qp waits a grace period after the erase, so a QP found that
  * way is still memory, and a reference is taken only while it is live.
  */

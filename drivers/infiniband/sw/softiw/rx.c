@@ -443,7 +443,8 @@ static int rx_place_mem(struct softiw_qp *qp, const struct sk_buff *skb,
 
 	if (!mem)
 		return -ENOENT;
-	ret = softiw_mem_copy_in_skb(mem, qp, access, rx->addr, skb, off, n,
+	ret = softiw_mem_copy_in_skb(mem, qp, rx->h.ddp.stag, access, rx->addr,
+				     skb, off, n,
 				     rx_crc_live(rx) ? &rx->crc : NULL);
 	if (!ret)
 		rx->addr += n;
@@ -473,7 +474,7 @@ static int rx_place_rqe(struct softiw_qp *qp, const struct sk_buff *skb,
 	mem = rx_mem(qp, sge->lkey);
 	if (!mem)
 		return -ENOENT;
-	ret = softiw_mem_copy_in_skb(mem, qp, IB_ACCESS_LOCAL_WRITE,
+	ret = softiw_mem_copy_in_skb(mem, qp, sge->lkey, IB_ACCESS_LOCAL_WRITE,
 				     sge->addr + o, skb, off, n,
 				     rx_crc_live(rx) ? &rx->crc : NULL);
 	if (ret)

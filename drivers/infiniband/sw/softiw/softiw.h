@@ -43,8 +43,9 @@
  * @stag_lock: guards @stag_recent
  * @stag_recent: the most recently freed STag indices, not reissued at once
  * @stag_recent_pos: next slot of @stag_recent to overwrite
- * @qp_xa: QP number -> struct softiw_qp (qp.c); lookups take the xa_lock
- *	with interrupts off, so every writer uses the _irq variants
+ * @qp_xa: QP number -> struct softiw_qp (qp.c); lookups run under RCU
+ *	(iw_cm's get_qp under the xa_lock with interrupts off, so every
+ *	writer uses the _irq variants)
  * @qp_next: cyclic allocation cursor for @qp_xa
  * @qp_serial: last softiw_qp.serial handed out (never reused)
  * @stats: counters of refused operations (stats.h)

@@ -576,7 +576,8 @@ static int tx_gather(struct softiw_qp *qp, struct softiw_wqe *wqe, u32 off,
 		mem = tx_sge_mem(qp, wqe, i, &kept);
 		if (!mem)
 			return -ENOENT;
-		ret = softiw_mem_copy_out(mem, qp, SOFTIW_ACCESS_LOCAL_READ,
+		ret = softiw_mem_copy_out(mem, qp, sge->lkey,
+					  SOFTIW_ACCESS_LOCAL_READ,
 					  sge->addr + off, dst, n);
 		if (!kept)
 			softiw_mem_put(mem);
@@ -722,8 +723,8 @@ static int tx_zc_gather(struct softiw_qp *qp, struct softiw_wqe *wqe, u32 off,
 			ret = -ENOENT;
 			break;
 		}
-		ret = softiw_mem_pages_out(mem, qp, sge->addr + off, part,
-					   bv + n, max - n);
+		ret = softiw_mem_pages_out(mem, qp, sge->lkey, sge->addr + off,
+					   part, bv + n, max - n);
 		if (!kept)
 			softiw_mem_put(mem);
 		if (ret < 0)
@@ -1042,7 +1043,8 @@ static bool tx_next_segment(struct softiw_qp *qp, bool *done, int *err)
 			mem = softiw_mem_get(qp->sdev, tx->rresp.src_stag);
 			tx->rresp_mem = mem;
 		}
-		*err = mem ? softiw_mem_copy_out(mem, qp, IB_ACCESS_REMOTE_READ,
+		*err = mem ? softiw_mem_copy_out(mem, qp, tx->rresp.src_stag,
+						 IB_ACCESS_REMOTE_READ,
 						 tx->rresp.src_to + off,
 						 ulpdu + hlen, plen) : -ENOENT;
 	}
