@@ -15,6 +15,10 @@
 # requests), Local Invalidate and Send with Invalidate, the kernel's DMA
 # MR and ib_post_send/ib_post_recv/ib_poll_cq from kernel context.
 # No nvme-cli needed: the host connects through /dev/nvme-fabrics.
+# While connected, an unprivileged process (build/selftests/cm_attack)
+# names every QP number of sw0, the ULP's kernel QPs among them, in
+# rdma_connect() and rdma_accept(): each is refused with EINVAL and
+# counted (cm_qp_refused), and the I/O that follows still verifies.
 . "$(dirname "$0")/lib.sh"
 
 NQN=nqn.2026-12.org.softiw:selftest
@@ -40,8 +44,11 @@ nvme_cleanup() {
 }
 
 need_root
-need_cmd ip rdma dd cmp timeout
+need_cmd ip rdma dd cmp timeout setpriv prlimit
 need_softiw
+need_provider
+ATTACK=$(dirname "$0")/../../build/selftests/cm_attack
+[ -x "$ATTACK" ] || fail "$ATTACK not built (make -C selftests/softiw)"
 modprobe nvmet_rdma 2>/dev/null && modprobe nvme_rdma 2>/dev/null ||
 	skip "nvmet-rdma / nvme-rdma not available"
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
@@ -99,6 +106,28 @@ done
 [ -n "$dev" ] && [ -b "$dev" ] || fail "no namespace block device: $(ls /sys/block) $(dmesg_new | tail -n 5)"
 check_eq "$(cat "$ctl/transport")" rdma "transport"
 log "connected: $dev over rdma to $ADDR"
+
+# An unprivileged process names every QP number of sw0 (the ULP's kernel
+# QPs among them) in rdma_connect() and rdma_accept(): each is refused
+# with EINVAL and counted, and the I/O below still verifies.
+kq=$(rdma resource show qp link sw0 | awk '!/ pid / { for (i = 1; i < NF; i++) if ($i == "lqpn") print $(i + 1) }')
+log "kernel QPs on sw0: $(echo $kq)"
+[ -n "$kq" ] || fail "no kernel QPs on sw0: $(rdma resource show qp link sw0)"
+for q in $kq; do
+	[ "$q" -le 24 ] || fail "kernel QP $q outside the attacked range"
+done
+nobody_prep
+r0=$(rdma_counter sw0 cm_qp_refused)
+# shellcheck disable=SC2046
+out=$(timeout 120 prlimit --memlock=unlimited:unlimited setpriv \
+	--reuid=65533 --regid=65533 --clear-groups --inh-caps=-all \
+	env RDMAV_DRIVERS="$RDMAV_DRIVERS" "$(realpath "$ATTACK")" \
+	attack $ADDR 7360 $(seq 1 24) 2>&1)
+rc=$?
+[ $rc = 0 ] || fail "attacker exited $rc: $out"
+n=$(echo "$out" | grep -c "^ok - rdma_.* refused: Invalid argument")
+check_eq "$(($(rdma_counter sw0 cm_qp_refused) - r0))" "$n" "cm_qp_refused"
+log "an unprivileged attacker was refused $n times"
 
 # Read: the device shows the backing file's content.
 run dd if="$dev" of="$TMPD/read1" bs=1M count=16 iflag=direct status=none

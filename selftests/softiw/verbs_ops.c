@@ -697,8 +697,14 @@ TEST_F(conn, post_beyond_max_msg_sz)
  * operation or, for a WRITE already completed locally, for the next one,
  * and both QPs must end in ERROR.
  */
+/*
+ * @op into a region of the server with @rights, through a server QP that
+ * grants @qp_rights (IB_QP_ACCESS_FLAGS; -1: as rdma_cm set them, remote
+ * write and read): the right the operation needs is missing from one of
+ * the two, so the responder must refuse it.
+ */
 static void remote_access(struct __test_metadata *_metadata, struct env *e,
-			  enum ibv_wr_opcode op, int rights)
+			  enum ibv_wr_opcode op, int rights, int qp_rights)
 {
 	struct ibv_mr *mr;
 	struct ibv_sge l = sge_of(&e->c, 0, 512);
@@ -709,6 +715,16 @@ static void remote_access(struct __test_metadata *_metadata, struct env *e,
 
 	mr = ibv_reg_mr(e->s.pd, p, 65536, rights);
 	ASSERT_NE(NULL, mr) TH_LOG("ibv_reg_mr: %s", strerror(errno));
+	if (qp_rights >= 0) {
+		struct ibv_qp_attr a = { .qp_access_flags = qp_rights };
+		struct ibv_qp_init_attr ia;
+
+		ASSERT_EQ(0, ibv_modify_qp(e->sid[0]->qp, &a,
+					   IBV_QP_ACCESS_FLAGS));
+		ASSERT_EQ(0, ibv_query_qp(e->sid[0]->qp, &a,
+					  IBV_QP_ACCESS_FLAGS, &ia));
+		ASSERT_EQ(qp_rights, (int)a.qp_access_flags);
+	}
 	fill_pat(e->c.buf, 512, 9);
 	ASSERT_EQ(0, post_op(e->cid[0]->qp, op, 1, &l, 1, IBV_SEND_SIGNALED,
 			     (uintptr_t)p + 100, mr->rkey));
@@ -762,17 +778,87 @@ static void remote_access(struct __test_metadata *_metadata, struct env *e,
 	ibv_dereg_mr(mr);
 }
 
+#define ALL_RIGHTS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+			 IBV_ACCESS_REMOTE_READ)
+
+/* The region narrows what the QP grants ... */
 TEST_F(conn, write_without_remote_write)
 {
 	remote_access(_metadata, &self->e, IBV_WR_RDMA_WRITE,
-		      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+		      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ, -1);
 }
 
 TEST_F(conn, read_without_remote_read)
 {
 	memset(self->e.c.buf, FILL, BUF_LEN);
 	remote_access(_metadata, &self->e, IBV_WR_RDMA_READ,
-		      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+		      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, -1);
+}
+
+/* ... and the QP narrows what the region allows (IB_QP_ACCESS_FLAGS). */
+TEST_F(conn, write_qp_without_remote_write)
+{
+	remote_access(_metadata, &self->e, IBV_WR_RDMA_WRITE, ALL_RIGHTS,
+		      IBV_ACCESS_REMOTE_READ);
+}
+
+TEST_F(conn, read_qp_without_remote_read)
+{
+	memset(self->e.c.buf, FILL, BUF_LEN);
+	remote_access(_metadata, &self->e, IBV_WR_RDMA_READ, ALL_RIGHTS,
+		      IBV_ACCESS_REMOTE_WRITE);
+}
+
+/* The QP grants them back: both work again on the same connection. */
+TEST_F(conn, qp_access_regranted)
+{
+	struct env *e = &self->e;
+	struct ibv_qp_attr a = { .qp_access_flags = 0 };
+	struct ibv_sge l = sge_of(&e->c, 0, 256);
+	struct ibv_wc wc;
+
+	ASSERT_EQ(0, ibv_modify_qp(SQP(self), &a, IBV_QP_ACCESS_FLAGS));
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	ASSERT_EQ(0, ibv_modify_qp(SQP(self), &a, IBV_QP_ACCESS_FLAGS));
+	fill_pat(e->c.buf, 256, 4);
+	ASSERT_EQ(0, post_op(CQP(self), IBV_WR_RDMA_WRITE, 1, &l, 1,
+			     IBV_SEND_SIGNALED, (uintptr_t)e->s.buf,
+			     e->s.mr->rkey));
+	poll_n(_metadata, e->c.scq, 1, &wc);
+	check_wc(_metadata, &wc, 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE,
+		 CQP(self));
+	l = sge_of(&e->c, 4096, 256);
+	ASSERT_EQ(0, post_op(CQP(self), IBV_WR_RDMA_READ, 2, &l, 1,
+			     IBV_SEND_SIGNALED, (uintptr_t)e->s.buf,
+			     e->s.mr->rkey));
+	poll_n(_metadata, e->c.scq, 1, &wc);
+	check_wc(_metadata, &wc, 2, IBV_WC_SUCCESS, IBV_WC_RDMA_READ,
+		 CQP(self));
+	ASSERT_EQ(256, wc.byte_len);
+	ASSERT_EQ(0, memcmp(e->c.buf, e->c.buf + 4096, 256));
+}
+
+/* Remote atomics are not implemented: a QP or a region asking is refused. */
+TEST_F(conn, remote_atomic_refused)
+{
+	struct env *e = &self->e;
+	struct ibv_qp_attr a = {
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_ATOMIC,
+	};
+	struct ibv_qp_init_attr ia;
+
+	errno = 0;
+	ASSERT_NE(0, ibv_modify_qp(SQP(self), &a, IBV_QP_ACCESS_FLAGS));
+	ASSERT_EQ(EOPNOTSUPP, errno);
+	ASSERT_EQ(0, ibv_query_qp(SQP(self), &a, IBV_QP_ACCESS_FLAGS, &ia));
+	ASSERT_EQ(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+		  (int)a.qp_access_flags);
+	errno = 0;
+	ASSERT_EQ(NULL, ibv_reg_mr(e->s.pd, e->s.buf, 4096,
+				   IBV_ACCESS_LOCAL_WRITE |
+				   IBV_ACCESS_REMOTE_ATOMIC));
+	ASSERT_EQ(EOPNOTSUPP, errno);
 }
 
 TEST_F(conn, send_bad_lkey)

@@ -23,6 +23,12 @@
  *   CONNECTED -(local graceful close)-> CLOSING -> DEAD
  *   any -> DEAD (socket released, cm_id and QP let go)
  *
+ * A connect or accept binds the QP it names only if qp.c says the caller
+ * may (softiw_qp_get_bindable()) and the QP is idle with no endpoint
+ * (cep_bind_qp()).  Passive connections still reading their MPA Request
+ * are bounded per listen and per device, the oldest dropped first
+ * (cm_pending_room()).
+ *
  * iw_cm rules kept here: exactly one CONNECT_REPLY after iw_connect
  * returned 0; ESTABLISHED from iw_accept only; CLOSE exactly once and only
  * for a connection that got CONNECT_REPLY(0) or ESTABLISHED; nothing on a
@@ -77,36 +83,59 @@ module_param_named(mpa_v2, softiw_cm_mpa_v2, bool, 0644);
 MODULE_PARM_DESC(mpa_v2,
 		 "Offer MPA v2 (RFC 6581 IRD/ORD, peer-to-peer RTR) on connect (default true)");
 
-#define SOFTIW_MPA_TIMEOUT_MIN_MS	10
-#define SOFTIW_MPA_TIMEOUT_MAX_MS	600000
 unsigned int softiw_cm_mpa_timeout_ms = 10000;
+static unsigned int cm_listen_pending_max = 256;
+static unsigned int cm_dev_pending_max = 1024;
 
-static int mpa_timeout_set(const char *val, const struct kernel_param *kp)
+/* The CM's numeric parameters and the range each must stay in. */
+static const struct {
+	unsigned int *val;
+	unsigned int min, max;
+} cm_uint_params[] = {
+	{ &softiw_cm_mpa_timeout_ms, 10, 600000 },
+	{ &cm_listen_pending_max, 1, 65536 },
+	{ &cm_dev_pending_max, 1, 65536 },
+};
+
+static int cm_uint_set(const char *val, const struct kernel_param *kp)
 {
-	unsigned int ms;
+	unsigned int v, i;
 	int ret;
 
-	ret = kstrtouint(val, 0, &ms);
+	for (i = 0; i < ARRAY_SIZE(cm_uint_params); i++)
+		if (cm_uint_params[i].val == kp->arg)
+			break;
+	if (WARN_ON_ONCE(i == ARRAY_SIZE(cm_uint_params)))
+		return -EINVAL;
+	ret = kstrtouint(val, 0, &v);
 	if (ret)
 		return ret;
-	if (ms < SOFTIW_MPA_TIMEOUT_MIN_MS || ms > SOFTIW_MPA_TIMEOUT_MAX_MS) {
-		pr_err("mpa_timeout_ms=%u refused: must be %u..%u\n", ms,
-		       SOFTIW_MPA_TIMEOUT_MIN_MS, SOFTIW_MPA_TIMEOUT_MAX_MS);
+	if (v < cm_uint_params[i].min || v > cm_uint_params[i].max) {
+		pr_err("%s=%u refused: must be %u..%u\n", kp->name, v,
+		       cm_uint_params[i].min, cm_uint_params[i].max);
 		return -EINVAL;
 	}
-	WRITE_ONCE(*(unsigned int *)kp->arg, ms);
+	WRITE_ONCE(*cm_uint_params[i].val, v);
 	return 0;
 }
 
-static const struct kernel_param_ops mpa_timeout_ops = {
-	.set = mpa_timeout_set,
+static const struct kernel_param_ops cm_uint_ops = {
+	.set = cm_uint_set,
 	.get = param_get_uint,
 };
 
-module_param_cb(mpa_timeout_ms, &mpa_timeout_ops, &softiw_cm_mpa_timeout_ms,
+module_param_cb(mpa_timeout_ms, &cm_uint_ops, &softiw_cm_mpa_timeout_ms,
 		0644);
 MODULE_PARM_DESC(mpa_timeout_ms,
 		 "Wait for the peer's MPA Request/Reply and for a graceful close, in ms (10..600000, default 10000)");
+module_param_cb(cm_listen_pending_max, &cm_uint_ops, &cm_listen_pending_max,
+		0644);
+MODULE_PARM_DESC(cm_listen_pending_max,
+		 "Connections one listen holds before their MPA Request is in (1..65536, default 256)");
+module_param_cb(cm_dev_pending_max, &cm_uint_ops, &cm_dev_pending_max,
+		0644);
+MODULE_PARM_DESC(cm_dev_pending_max,
+		 "Connections a device's listens hold before their MPA Request is in (1..65536, default 1024)");
 
 static unsigned long mpa_timeout(void)
 {
@@ -117,10 +146,10 @@ static unsigned long mpa_timeout(void)
 #define SOFTIW_CM_PD_MAX	(SOFTIW_MPA_PD_MAX - SOFTIW_MPA_V2_LEN)
 
 static struct workqueue_struct *softiw_cm_wq;
-/* guards softiw_lsocks, every lsock's listeners and listener->pending */
+/* guards softiw_lsocks, every lsock's listeners and the pending CEPs */
 static DEFINE_MUTEX(softiw_cm_mutex);
 static LIST_HEAD(softiw_lsocks);
-/* woken whenever a CEP lets go of its QP (softiw_cm_qp_destroy()) */
+/* woken whenever a CEP lets go of its QP (softiw_cm_qp_unbind()) */
 static DECLARE_WAIT_QUEUE_HEAD(softiw_cm_waitq);
 static atomic_t softiw_cep_count = ATOMIC_INIT(0);
 static atomic_t softiw_lsock_count = ATOMIC_INIT(0);
@@ -144,6 +173,7 @@ struct softiw_listener {
 	struct iw_cm_id *cm_id;		/* cm_id->add_ref held */
 	struct softiw_device *sdev;
 	struct list_head pending;	/* CEPs reading their MPA Request */
+	unsigned int nr_pending;	/* on @pending */
 };
 
 enum softiw_cep_state {
@@ -177,10 +207,11 @@ struct softiw_cep {
 	struct softiw_device *sdev;
 	struct socket *sock;		/* NULL once released */
 	struct iw_cm_id *cm_id;		/* with add_ref; NULL if none */
-	struct softiw_qp *qp;		/* with a QP reference; or NULL */
-	/* passive, AWAIT_REQ only; both under softiw_cm_mutex */
+	struct softiw_qp *qp;		/* bound (cep_bind_qp()), referenced; or NULL */
+	/* passive, AWAIT_REQ only; all under softiw_cm_mutex */
 	struct softiw_listener *listener;
-	struct list_head pending;
+	struct list_head pending;	/* on listener->pending */
+	struct list_head dev_pending;	/* on sdev->cm_pending */
 	bool upcalled;			/* CONNECT_REPLY(0)/ESTABLISHED sent */
 	bool sent_enhanced;		/* active: our Request was v2 */
 	bool our_crc;			/* C in our frame */
@@ -264,9 +295,68 @@ static struct softiw_cep *cep_alloc(struct softiw_device *sdev)
 	INIT_WORK(&cep->work, cep_work_fn);
 	INIT_DELAYED_WORK(&cep->timer, cep_timer_fn);
 	INIT_LIST_HEAD(&cep->pending);
+	INIT_LIST_HEAD(&cep->dev_pending);
 	cep->sdev = sdev;
 	atomic_inc(&softiw_cep_count);
 	return cep;
+}
+
+/*
+ * Passive connections reading their MPA Request are bounded per listen
+ * (cm_listen_pending_max) and per device (cm_dev_pending_max), so a peer
+ * that opens TCP connections and never finishes MPA holds a bounded
+ * amount of kernel state.  softiw_cm_mutex for all three.
+ */
+static void cep_pend(struct softiw_cep *cep, struct softiw_listener *l)
+{
+	cep->listener = l;
+	list_add_tail(&cep->pending, &l->pending);
+	list_add_tail(&cep->dev_pending, &l->sdev->cm_pending);
+	l->nr_pending++;
+	l->sdev->cm_nr_pending++;
+}
+
+static void cep_unpend(struct softiw_cep *cep)
+{
+	struct softiw_listener *l = cep->listener;
+
+	lockdep_assert_held(&softiw_cm_mutex);
+	if (!l)
+		return;
+	list_del_init(&cep->pending);
+	list_del_init(&cep->dev_pending);
+	l->nr_pending--;
+	l->sdev->cm_nr_pending--;
+	cep->listener = NULL;
+}
+
+/*
+ * Make room for one more pending connection on @l: while the listen (or
+ * its device) is at its bound, its oldest connection (or the device's)
+ * is dropped and counted (cm_pending_dropped).  The oldest, because a
+ * peer that finishes MPA at all does so within moments of its TCP
+ * handshake: what has waited longest is what a flood left behind, and a
+ * newcomer that is legitimate gets its turn.
+ */
+static void cm_pending_room(struct softiw_listener *l)
+{
+	struct softiw_device *sdev = l->sdev;
+	struct softiw_cep *old;
+
+	lockdep_assert_held(&softiw_cm_mutex);
+	for (;;) {
+		if (l->nr_pending >= READ_ONCE(cm_listen_pending_max))
+			old = list_first_entry(&l->pending, struct softiw_cep,
+					       pending);
+		else if (sdev->cm_nr_pending >= READ_ONCE(cm_dev_pending_max))
+			old = list_first_entry(&sdev->cm_pending,
+					       struct softiw_cep, dev_pending);
+		else
+			return;
+		softiw_stat_inc(sdev, SOFTIW_STAT_CM_PENDING_DROPPED);
+		cep_unpend(old);
+		cep_post(old, CEP_EV_ABORT);
+	}
 }
 
 /* ---------------------------------------------------------------------- */
@@ -382,15 +472,35 @@ static void cep_sock_release(struct softiw_cep *cep, bool abortive)
 /* ---------------------------------------------------------------------- */
 /* cm_id, QP and upcalls */
 
-static void cep_set_qp(struct softiw_cep *cep, struct softiw_qp *qp)
+/*
+ * Bind @qp to @cep, taking over the caller's QP reference: only a QP that
+ * is idle (never connected, or reset since) and has no endpoint.  Checked
+ * and set under qp->state_lock, so two connects or accepts naming one QP
+ * cannot both win, and destroy_qp (which leaves IDLE under the same lock
+ * before it looks at qp->cep) cannot miss the endpoint.  Refused: -EBUSY,
+ * the reference dropped and the QP left exactly as it was.
+ */
+static int cep_bind_qp(struct softiw_cep *cep, struct softiw_qp *qp)
 {
 	unsigned long flags;
+	bool idle;
 
-	cep->qp = qp;		/* the caller's softiw_qp_get() reference */
-	kref_get(&cep->ref);	/* for qp->cep */
 	spin_lock_irqsave(&qp->state_lock, flags);
-	qp->cep = cep;
+	idle = qp->state == SOFTIW_QP_IDLE && !qp->cep;
+	if (idle) {
+		kref_get(&cep->ref);	/* for qp->cep */
+		qp->cep = cep;
+	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (!idle) {
+		softiw_stat_inc(qp->sdev, SOFTIW_STAT_CM_QP_BUSY);
+		ibdev_dbg(&qp->sdev->ibdev, "QP %u: not idle or already bound\n",
+			  qp->ibqp.qp_num);
+		softiw_qp_put(qp);
+		return -EBUSY;
+	}
+	WRITE_ONCE(cep->qp, qp);
+	return 0;
 }
 
 static void cep_drop_qp(struct softiw_cep *cep)
@@ -488,6 +598,8 @@ static void cep_connect_fail(struct softiw_cep *cep, int status,
 	cep_cancel_timer(cep);
 	cep_event_addrs(cep, &ev);
 	cep_sock_release(cep, true);
+	/* unbound before the consumer hears of it: it may connect it again */
+	cep_drop_qp(cep);
 	if (pd_len) {
 		ev.private_data = (void *)pd;
 		ev.private_data_len = min_t(u16, pd_len, U8_MAX);
@@ -495,7 +607,6 @@ static void cep_connect_fail(struct softiw_cep *cep, int status,
 	if (cep->cm_id)
 		cep_upcall(cep, cep->cm_id, &ev);
 	cep_drop_cm_id(cep);
-	cep_drop_qp(cep);
 	cep->state = SOFTIW_CEP_DEAD;
 }
 
@@ -612,8 +723,7 @@ static u32 cep_mulpdu(struct softiw_cep *cep, bool markers)
 static void cep_passive_drop(struct softiw_cep *cep)
 {
 	mutex_lock(&softiw_cm_mutex);
-	list_del_init(&cep->pending);
-	cep->listener = NULL;
+	cep_unpend(cep);
 	mutex_unlock(&softiw_cm_mutex);
 	cep_finish(cep, true, 0);
 }
@@ -644,8 +754,7 @@ static void cep_deliver_request(struct softiw_cep *cep)
 	mutex_lock(&softiw_cm_mutex);
 	l = cep->listener;
 	if (l) {
-		list_del_init(&cep->pending);
-		cep->listener = NULL;
+		cep_unpend(cep);
 		cep->state = SOFTIW_CEP_AWAIT_ACCEPT;
 		kref_get(&cep->ref);	/* the child's provider_data */
 		/*
@@ -939,7 +1048,7 @@ void softiw_cm_qp_close(struct softiw_qp *qp, bool abortive)
 	cep_put(cep);
 }
 
-void softiw_cm_qp_destroy(struct softiw_qp *qp)
+void softiw_cm_qp_unbind(struct softiw_qp *qp)
 {
 	might_sleep();
 	softiw_cm_qp_close(qp, true);
@@ -1083,24 +1192,25 @@ static int softiw_iw_connect(struct iw_cm_id *id,
 
 	if (param->private_data_len > SOFTIW_CM_PD_MAX)
 		return -EINVAL;
-	qp = softiw_qp_get(sdev, param->qpn);
-	if (!qp) {
-		pr_debug("connect: no QP %u\n", param->qpn);
+	qp = softiw_qp_get_bindable(sdev, param->qpn);
+	if (!qp)
 		return -EINVAL;
-	}
-	ret = cm_connect_sock(sdev, id, &sock);
-	if (ret) {
-		pr_debug("TCP connect failed: %d\n", ret);
-		goto err_qp;
-	}
 	cep = cep_alloc(sdev);
 	if (!cep) {
-		ret = -ENOMEM;
-		goto err_sock;
+		softiw_qp_put(qp);
+		return -ENOMEM;
 	}
 
 	mutex_lock(&cep->mutex);
-	cep_set_qp(cep, qp);
+	/* bound before any packet leaves: a busy QP sends nothing */
+	ret = cep_bind_qp(cep, qp);
+	if (ret)
+		goto err_cep;
+	ret = cm_connect_sock(sdev, id, &sock);
+	if (ret) {
+		pr_debug("TCP connect failed: %d\n", ret);
+		goto err_cep;
+	}
 	cep_set_cm_id(cep, id);
 	cep_sock_assoc(cep, sock, sock->sk->sk_data_ready);
 
@@ -1132,10 +1242,12 @@ static int softiw_iw_connect(struct iw_cm_id *id,
 	cep_put(cep);	/* the allocation's; the others keep it */
 	return 0;
 
-err_sock:
-	sock_release(sock);
-err_qp:
-	softiw_qp_put(qp);
+err_cep:
+	/* no event was or will be delivered: iw_cm sees only @ret */
+	cep_drop_qp(cep);
+	cep->state = SOFTIW_CEP_DEAD;
+	mutex_unlock(&cep->mutex);
+	cep_put(cep);
 	return ret;
 }
 
@@ -1164,10 +1276,12 @@ static int cep_accept(struct softiw_cep *cep, struct iw_cm_id *id,
 		return -ECONNRESET;
 	if (param->private_data_len > SOFTIW_CM_PD_MAX)
 		return -EINVAL;
-	qp = softiw_qp_get(cep->sdev, param->qpn);
+	qp = softiw_qp_get_bindable(cep->sdev, param->qpn);
 	if (!qp)
 		return -EINVAL;
-	cep_set_qp(cep, qp);
+	ret = cep_bind_qp(cep, qp);
+	if (ret)
+		return ret;
 	cep_set_cm_id(cep, id);
 
 	max_ird = min_t(u32, param->ird, SOFTIW_MAX_IRD);
@@ -1297,6 +1411,8 @@ static void ls_new_conn(struct softiw_lsock *ls, struct socket *sock)
 	struct softiw_listener *l = ls_pick(ls, sock);
 	struct softiw_cep *cep;
 
+	if (l)
+		cm_pending_room(l);
 	cep = l ? cep_alloc(l->sdev) : NULL;
 	if (!cep) {
 		sock_no_linger(sock->sk);
@@ -1306,8 +1422,7 @@ static void ls_new_conn(struct softiw_lsock *ls, struct socket *sock)
 	tcp_sock_set_nodelay(sock->sk);
 	sock->sk->sk_sndtimeo = mpa_timeout();
 	cep->state = SOFTIW_CEP_AWAIT_REQ;
-	cep->listener = l;
-	list_add_tail(&cep->pending, &l->pending);
+	cep_pend(cep, l);
 	cep_sock_assoc(cep, sock, ls->orig_data_ready);
 	cep_arm_timer(cep);
 	/* the Request may have arrived before our callbacks */
@@ -1315,15 +1430,29 @@ static void ls_new_conn(struct softiw_lsock *ls, struct socket *sock)
 	cep_put(cep);
 }
 
+/*
+ * Connections accepted per run: the work item goes to the back of the
+ * ordered queue for the rest, so the new connections' first reads (their
+ * MPA Requests) run before more arrive to push them out of the pending
+ * bound.
+ */
+#define CM_ACCEPT_BATCH		8
+
 static void ls_accept_work(struct work_struct *w)
 {
 	struct softiw_lsock *ls = container_of(w, struct softiw_lsock,
 					       accept_work);
 	struct socket *sock;
+	int n = 0;
 
 	mutex_lock(&softiw_cm_mutex);
-	while (!ls->dead && !kernel_accept(ls->sock, &sock, O_NONBLOCK))
+	while (!ls->dead && !kernel_accept(ls->sock, &sock, O_NONBLOCK)) {
 		ls_new_conn(ls, sock);
+		if (++n == CM_ACCEPT_BATCH) {
+			queue_work(softiw_cm_wq, &ls->accept_work);
+			break;
+		}
+	}
 	mutex_unlock(&softiw_cm_mutex);
 }
 
@@ -1454,8 +1583,7 @@ static int softiw_iw_destroy_listen(struct iw_cm_id *id)
 	list_del(&l->entry);
 	/* connections still in MPA setup will never be offered: drop them */
 	list_for_each_entry_safe(cep, next, &l->pending, pending) {
-		list_del_init(&cep->pending);
-		cep->listener = NULL;
+		cep_unpend(cep);
 		cep_post(cep, CEP_EV_ABORT);
 	}
 	if (list_empty(&ls->listeners)) {

@@ -53,10 +53,11 @@ struct softiw_qp *softiw_cm_sk_qp(const struct sock *sk);
  */
 void softiw_cm_qp_close(struct softiw_qp *qp, bool abortive);
 /*
- * softiw_cm_qp_destroy() - destroy_qp: like an abortive close, then wait
- * until the CEP no longer refers to @qp.  Process context.
+ * softiw_cm_qp_unbind() - destroy_qp and ERROR -> RESET: like an abortive
+ * close, then wait until the CEP no longer refers to @qp, so the QP can
+ * be freed or bound to a new connection.  Process context.
  */
-void softiw_cm_qp_destroy(struct softiw_qp *qp);
+void softiw_cm_qp_unbind(struct softiw_qp *qp);
 
 int softiw_cm_init(void);
 void softiw_cm_exit(void);

@@ -106,6 +106,7 @@ struct softiw_device *softiw_device_alloc(struct net_device *netdev)
 
 	/* everything dealloc_driver undoes is set before the ops */
 	INIT_LIST_HEAD(&sdev->list);
+	INIT_LIST_HEAD(&sdev->cm_pending);
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	sdev->qp_next = 0;
 	atomic64_set(&sdev->qp_serial, 0);

@@ -45,13 +45,27 @@
 #define STAG_INDEX_MASK		0xffffffu
 #define STAG_ALLOC_TRIES	64
 
-/* Access rights a region may carry; everything else is refused. */
+/*
+ * Access rights a region may carry; everything else is refused, remote
+ * atomics among them until RFC 7306 atomics are implemented.
+ */
 #define MEM_ACCESS_SUPPORTED	(IB_ACCESS_LOCAL_WRITE |		\
 				 IB_ACCESS_REMOTE_WRITE |		\
 				 IB_ACCESS_REMOTE_READ |		\
-				 IB_ACCESS_REMOTE_ATOMIC |		\
-				 IB_ACCESS_MW_BIND |			\
-				 IB_ACCESS_RELAXED_ORDERING)
+				 IB_ACCESS_MW_BIND)
+
+int softiw_mem_access_check(int access)
+{
+	/* optional flags may be ignored by definition */
+	access &= ~IB_ACCESS_OPTIONAL;
+	if (access & ~MEM_ACCESS_SUPPORTED)
+		return -EOPNOTSUPP;
+	/* remote write implies local write (IB and RFC 5040) */
+	if ((access & IB_ACCESS_REMOTE_WRITE) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	return 0;
+}
 
 int softiw_stag_table_init(struct softiw_device *sdev)
 {
@@ -465,15 +479,12 @@ static struct softiw_mem *mem_alloc(struct ib_pd *ibpd, int access)
 {
 	struct softiw_device *sdev = to_softiw_dev(ibpd->device);
 	struct softiw_mem *mem;
+	int ret;
 
-	/* optional flags may be ignored by definition */
+	ret = softiw_mem_access_check(access);
+	if (ret)
+		return ERR_PTR(ret);
 	access &= ~IB_ACCESS_OPTIONAL;
-	if (access & ~MEM_ACCESS_SUPPORTED)
-		return ERR_PTR(-EOPNOTSUPP);
-	/* remote write and atomic imply local write (IB and RFC 5040) */
-	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
-	    !(access & IB_ACCESS_LOCAL_WRITE))
-		return ERR_PTR(-EINVAL);
 	mem = kzalloc(sizeof(*mem), GFP_KERNEL);
 	if (!mem)
 		return ERR_PTR(-ENOMEM);

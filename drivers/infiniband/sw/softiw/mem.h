@@ -201,6 +201,13 @@ struct softiw_mw_bind {
 int softiw_mw_bind(struct softiw_qp *qp, const struct softiw_mw_bind *b);
 
 /* mem.c: the MR verbs, for verbs.c */
+/*
+ * softiw_mem_access_check() - may a region carry @access (IB_ACCESS_*)?
+ * 0, -EOPNOTSUPP for a right softiw does not implement (remote atomics),
+ * -EINVAL for remote write without local write.  Registration and fast
+ * registration (REG_MR work requests) both ask.
+ */
+int softiw_mem_access_check(int access);
 struct ib_mr *softiw_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *softiw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 len,
 				 u64 iova, int access, struct ib_udata *udata);

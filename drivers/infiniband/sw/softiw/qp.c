@@ -27,10 +27,11 @@
  * posted after it sees ERROR and queues the flush itself.  Completion
  * handlers are called with no QP lock held, never from post_send or
  * post_recv.  The QP table (sdev->qp_xa) is read under RCU alone
- * (softiw_qp_get(), the doorbell at every post; iw_cm's get_qp takes the
- * xa_lock with interrupts off, as it calls under a spinlock_irqsave):
+ * (the doorbell at every post, the CM, iw_cm's get_qp):
  * destroy_qp waits a grace period after the erase, so a QP found that
  * way is still memory, and a reference is taken only while it is live.
+ * Who may bind a QP to a connection is decided here too
+ * (softiw_qp_get_bindable(), iw_cm's get_qp).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,6 +49,19 @@
 #include "txrx.h"
 
 #define SOFTIW_MAX_QPN		0xffffffu
+
+/*
+ * IB_QP_ACCESS_FLAGS a QP takes.  Remote write and read are what it
+ * grants its peer (checked on every inbound Write and Read Request, on
+ * top of the region's own rights); local write and MW bind mean nothing
+ * for a QP and are accepted as other RNICs accept them.
+ */
+#define QP_ACCESS_SUPPORTED	(IB_ACCESS_LOCAL_WRITE |		\
+				 IB_ACCESS_REMOTE_WRITE |		\
+				 IB_ACCESS_REMOTE_READ |		\
+				 IB_ACCESS_MW_BIND)
+/* What rdma_cm's iWARP setup grants (iw_cm_init_qp_attr()). */
+#define QP_ACCESS_RDMA_CM	(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ)
 
 /* ---- lookup and references ---- */
 
@@ -68,16 +82,6 @@ struct softiw_qp *softiw_qp_get_rcu(struct softiw_device *sdev, u32 qpn)
 	return qp;
 }
 
-struct softiw_qp *softiw_qp_get(struct softiw_device *sdev, u32 qpn)
-{
-	struct softiw_qp *qp;
-
-	rcu_read_lock();
-	qp = softiw_qp_get_rcu(sdev, qpn);
-	rcu_read_unlock();
-	return qp;
-}
-
 void softiw_qp_ref(struct softiw_qp *qp)
 {
 	kref_get(&qp->ref);
@@ -89,21 +93,70 @@ void softiw_qp_put(struct softiw_qp *qp)
 }
 
 /*
- * iw_cm calls this under its cm_id spinlock and takes its reference right
- * after with iw_add_ref, under the same lock; the consumer cannot destroy
- * the QP in between, since it is in the middle of connect/accept on it.
+ * May the calling context bind @qp to a connection?  Called in the
+ * context of the connect or accept itself: from the process's own system
+ * call for rdma_cm's user ids (ucma), from kernel threads and work items
+ * for kernel ULPs.  A user QP belongs to the process that created it
+ * (thread groups compare by struct pid, which no PID namespace or reuse
+ * can fake); a kernel QP to the kernel, or to a caller that holds
+ * CAP_SYS_ADMIN in the initial namespace (a ULP that connects from a
+ * mount(2), such as the SMB Direct client, does so with it).
+ * security.rst, "Control plane", says why.
+ */
+static bool qp_caller_may_bind(const struct softiw_qp *qp)
+{
+	bool kthread = current->flags & PF_KTHREAD;
+
+	if (qp->owner)
+		return !kthread && task_tgid(current) == qp->owner;
+	return kthread || ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN);
+}
+
+static struct softiw_qp *qp_find_bindable(struct softiw_device *sdev,
+					  int qpn)
+{
+	struct softiw_qp *qp;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "QP lookup outside RCU");
+	qp = qpn >= 0 ? xa_load(&sdev->qp_xa, qpn) : NULL;
+	if (qp && qp_caller_may_bind(qp))
+		return qp;
+	softiw_stat_inc(sdev, SOFTIW_STAT_CM_QP_REFUSED);
+	ibdev_dbg(&sdev->ibdev, "QP %d: %s\n", qpn,
+		  qp ? "not the caller's to bind" : "no such QP");
+	return NULL;
+}
+
+struct softiw_qp *softiw_qp_get_bindable(struct softiw_device *sdev, u32 qpn)
+{
+	struct softiw_qp *qp;
+
+	rcu_read_lock();
+	qp = qp_find_bindable(sdev, qpn);
+	if (qp && !kref_get_unless_zero(&qp->ref))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+/*
+ * iw_cm calls this from iw_cm_connect()/iw_cm_accept() under its cm_id
+ * spinlock, and takes its reference with iw_add_ref before it lets go of
+ * the lock.  That lock is an RCU read-side section (interrupts off, or
+ * rcu_read_lock() inside an RT spinlock), and destroy_qp waits a grace
+ * period after the erase before it drops the QP's first reference: the
+ * QP found here is memory and still referenced when iw_add_ref runs.
+ * A QP the caller may not bind is not found: iw_cm then fails the
+ * connect or accept with -EINVAL before it touches any QP, exactly as
+ * for a number no QP has.
  */
 struct ib_qp *softiw_iw_get_qp(struct ib_device *ibdev, int qpn)
 {
-	struct softiw_device *sdev = to_softiw_dev(ibdev);
 	struct softiw_qp *qp;
-	unsigned long flags;
 
-	if (qpn < 0)
-		return NULL;
-	xa_lock_irqsave(&sdev->qp_xa, flags);
-	qp = xa_load(&sdev->qp_xa, qpn);
-	xa_unlock_irqrestore(&sdev->qp_xa, flags);
+	rcu_read_lock();
+	qp = qp_find_bindable(to_softiw_dev(ibdev), qpn);
+	rcu_read_unlock();
 	return qp ? &qp->ibqp : NULL;
 }
 
@@ -374,6 +427,16 @@ int softiw_qp_rts(struct softiw_qp *qp, const struct softiw_conn_params *p,
 		return -EINVAL;
 	}
 	qp->params = *p;
+	/*
+	 * rdma_cm gives a QP it sets up remote write and read (iw_cm's INIT
+	 * attributes), but a process's connecting QP only ever gets its
+	 * INIT with none (librdmacm asks before the connect exists): a QP
+	 * that grants nothing at all gets those rights here.  One that
+	 * grants anything keeps exactly that, and a connected QP takes
+	 * whatever IB_QP_ACCESS_FLAGS its consumer sets from now on.
+	 */
+	if (!qp->access)
+		WRITE_ONCE(qp->access, QP_ACCESS_RDMA_CM);
 	/* RTS before attach: the first FPDU may arrive as soon as it runs */
 	WRITE_ONCE(qp->state, SOFTIW_QP_RTS);
 	qp_publish_state(qp);
@@ -680,6 +743,9 @@ int softiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	qp->srq = attr->srq ? to_softiw_srq(attr->srq) : NULL;
 	qp->sq_sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->is_user = !!udata;
+	/* the process whose uverbs call this is: it alone may connect it */
+	if (udata)
+		qp->owner = get_task_pid(current, PIDTYPE_TGID);
 	qp->max_send_sge = attr->cap.max_send_sge;
 	qp->max_recv_sge = attr->cap.max_recv_sge;
 	qp->max_inline = attr->cap.max_inline_data;
@@ -728,6 +794,7 @@ err_rq:
 err_sq:
 	vfree(qp->sq.slots);
 err_count:
+	put_pid(qp->owner);
 	softiw_rm_uncharge(sdev, qp->uctx, SOFTIW_RES_QP, 1);
 	return ret;
 }
@@ -744,7 +811,7 @@ int softiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	/* the CM delivers CLOSE, so iw_cm drops its reference */
-	softiw_cm_qp_destroy(qp);
+	softiw_cm_qp_unbind(qp);
 	softiw_txrx_detach(qp);
 	xa_erase_irq(&sdev->qp_xa, ibqp->qp_num);
 	/* softiw_qp_get_rcu() may have found it just before: let it finish */
@@ -761,6 +828,7 @@ int softiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	vfree(qp->ird.slots);
 	vfree(qp->rq.slots);
 	vfree(qp->sq.slots);
+	put_pid(qp->owner);
 	softiw_rm_uncharge(sdev, qp->uctx, SOFTIW_RES_QP, 1);
 	return 0;
 }
@@ -790,6 +858,8 @@ static void qp_reset(struct softiw_qp *qp)
 {
 	unsigned long flags;
 
+	/* the old stream's endpoint lets go first: the QP may connect again */
+	softiw_cm_qp_unbind(qp);
 	softiw_txrx_detach(qp);
 	flush_work(&qp->flush_work);
 	qp_flush(qp);
@@ -874,15 +944,17 @@ int softiw_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		return -EINVAL;
 	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != qp_ib_state(qp))
 		return -EINVAL;
+	/* remote atomics (and anything unknown) until they are implemented */
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~QP_ACCESS_SUPPORTED))
+		return -EOPNOTSUPP;
 
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
 		qp->ord_wish = attr->max_rd_atomic;
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
 		qp->ird_wish = attr->max_dest_rd_atomic;
 	if (mask & IB_QP_ACCESS_FLAGS)
-		WRITE_ONCE(qp->access, attr->qp_access_flags &
-			   (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-			    IB_ACCESS_REMOTE_READ));
+		WRITE_ONCE(qp->access, attr->qp_access_flags);
 	/* other attributes (port, pkey, paths) mean nothing to iWARP */
 	if (mask & IB_QP_STATE)
 		return qp_modify_state(qp, attr->qp_state);
@@ -1018,7 +1090,8 @@ static int wqe_from_wr(struct softiw_qp *qp, struct softiw_wqe *wqe,
 	case IB_WR_REG_MR:
 		/* kernel ULPs only: uverbs never passes it */
 		if (qp->is_user || !reg_wr(wr)->mr ||
-		    reg_wr(wr)->mr->device != qp->ibqp.device)
+		    reg_wr(wr)->mr->device != qp->ibqp.device ||
+		    softiw_mem_access_check(reg_wr(wr)->access))
 			return -EINVAL;
 		wqe->opcode = SOFTIW_WR_REG_MR;
 		wqe->reg_mr = reg_wr(wr)->mr;

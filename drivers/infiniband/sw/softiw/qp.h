@@ -17,7 +17,8 @@
  * Lifetime: ib_core allocates struct softiw_qp (INIT_RDMA_OBJ_SIZE) and
  * frees it as soon as destroy_qp returns, so destroy_qp first closes the
  * connection, stops both engines and waits until every reference taken
- * through softiw_qp_get()/iw_add_ref is gone.
+ * through softiw_qp_get_rcu(), softiw_qp_get_bindable() or iw_add_ref
+ * is gone.
  *
  * Locking order: qp->state_lock, then sq.lock / rq.lock / ird.lock, then
  * cq->lock.  None is held while calling into the CM or the socket layer.
@@ -174,7 +175,7 @@ struct softiw_srq {
  * struct softiw_qp - a queue pair
  * @ibqp: the RDMA core's QP
  * @sdev: device
- * @ref: references from softiw_qp_get() and iw_add_ref; destroy waits
+ * @ref: references from the lookups and iw_add_ref; destroy waits
  *	for @released
  * @state_lock: guards @state and @attrs transitions (mutex-free: spinlock
  *	irqsave, since the RX engine reports errors from softirq)
@@ -188,7 +189,10 @@ struct softiw_srq {
  *	or a fence); the RX engine kicks it when a Read Response returns a
  *	credit.  Both under sq.lock.
  * @params: negotiated connection parameters, fixed once in RTS
- * @cep: connection endpoint while a stream is attached (cm.c), else NULL
+ * @cep: connection endpoint from the connect or accept that bound the QP
+ *	until its stream is gone (cm.c), else NULL; set only while IDLE
+ * @owner: a user QP's process (thread group) that created it, the only
+ *	one that may bind it to a connection; NULL for a kernel QP
  * @tx, @rx: engine state (txrx.h)
  * @ib_state: the ib state last set while IDLE (RESET, INIT or RTR)
  * @access: IB_QP_ACCESS_FLAGS: remote rights the QP grants its peer
@@ -207,6 +211,7 @@ struct softiw_qp {
 	struct ib_qp ibqp;
 	struct softiw_device *sdev;
 	struct softiw_ucontext *uctx;	/* charged to (rm.c), or NULL */
+	struct pid *owner;
 	/* unique for the device's life: names the QP a type 2 MW is bound to */
 	u64 serial;
 	/* this QP's takes in its SRQ's fair-share window (srq.c), rq.lock */
@@ -262,11 +267,18 @@ static inline void *softiw_wq_slot(struct softiw_wq *wq, u32 idx, size_t sz)
 }
 
 /* qp.c: lookup and references */
-struct softiw_qp *softiw_qp_get(struct softiw_device *sdev, u32 qpn);
-/* The same from an RCU read-side section, without the table's lock. */
+/* The QP @qpn with a reference, or NULL; in an RCU read-side section. */
 struct softiw_qp *softiw_qp_get_rcu(struct softiw_device *sdev, u32 qpn);
 void softiw_qp_ref(struct softiw_qp *qp);
 void softiw_qp_put(struct softiw_qp *qp);
+/*
+ * softiw_qp_get_bindable() - the QP @qpn with a reference, if the calling
+ * context may bind it to a connection (iw_connect, iw_accept): a user QP
+ * only by the process that created it, a kernel QP only from kernel
+ * context or by a caller with CAP_SYS_ADMIN.  NULL otherwise, counted
+ * (cm_qp_refused).  Whether it is idle is checked when it is bound.
+ */
+struct softiw_qp *softiw_qp_get_bindable(struct softiw_device *sdev, u32 qpn);
 
 /* qp.c: state changes the CM and the engines ask for */
 /*

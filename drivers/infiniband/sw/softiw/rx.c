@@ -214,7 +214,11 @@ static int rx_stag_lookup(void *ctx, u32 stag,
 				      IB_ACCESS_LOCAL_WRITE))
 			info->access = SOFTIW_DDP_ACCESS_REMOTE_WRITE;
 	} else {
-		int access = READ_ONCE(mem->access);
+		/*
+		 * What the region allows and the QP grants its peer
+		 * (IB_QP_ACCESS_FLAGS): a Write or Read Request needs both.
+		 */
+		int access = READ_ONCE(mem->access) & READ_ONCE(qp->access);
 
 		/* lockless, for the Terminate; placement checks again */
 		info->base = READ_ONCE(mem->iova);

@@ -49,6 +49,9 @@
  * @qp_next: cyclic allocation cursor for @qp_xa
  * @qp_serial: last softiw_qp.serial handed out (never reused)
  * @stats: counters of refused operations (stats.h)
+ * @cm_pending: passive connections of the device's listens still reading
+ *	their MPA Request, oldest first (cm.c); softiw_cm_mutex
+ * @cm_nr_pending: how many; softiw_cm_mutex
  */
 struct softiw_device {
 	struct ib_device ibdev;
@@ -65,6 +68,8 @@ struct softiw_device {
 	u32 qp_next;
 	atomic64_t qp_serial;
 	atomic64_t stats[SOFTIW_NR_STATS];
+	struct list_head cm_pending;
+	unsigned int cm_nr_pending;
 };
 
 static inline struct softiw_device *to_softiw_dev(struct ib_device *ibdev)

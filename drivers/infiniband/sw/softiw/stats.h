@@ -27,6 +27,9 @@ enum softiw_stat {
 	SOFTIW_STAT_SRQ_FLOOD,		/* streams cut off for flooding an SRQ */
 	SOFTIW_STAT_MW_BIND_REFUSED,	/* Bind Memory Window requests refused */
 	SOFTIW_STAT_CQ_FLOOD,		/* streams cut off for flooding a CQ */
+	SOFTIW_STAT_CM_QP_REFUSED,	/* connect/accept named a QP not the caller's */
+	SOFTIW_STAT_CM_QP_BUSY,		/* ... a QP not idle or already bound */
+	SOFTIW_STAT_CM_PENDING_DROPPED,	/* connections dropped before MPA: bound */
 	SOFTIW_STAT_TX_SPLICED,		/* TX batches spliced into TCP */
 	SOFTIW_STAT_TX_COPIED,		/* TX batches TCP copied (no page) */
 	SOFTIW_STAT_TX_ZEROCOPY,	/* TX batches with user pages (zero-copy) */
