@@ -12,7 +12,8 @@
  *	it checks they are still idle, connects one to the other over
  *	loopback (the numbers passed in the connect and accept parameters,
  *	as a process without rdma_create_qp() does), prints "connected" and
- *	moves ROUNDS verified Sends and RDMA Reads.
+ *	moves verified Sends and RDMA Reads: at least ROUNDS, and on until
+ *	GOFILE.stop exists, so an attack in between meets them connected.
  *
  *   cm_attack attack ADDR PORT QPN...
  *	the attacker: names each QPN (other processes' QPs, kernel QPs,
@@ -21,12 +22,23 @@
  *	two QPs of its own (the control: the same calls work for what it
  *	owns) and names them again, bound, and wants EBUSY.
  *
+ *   cm_attack hammer ADDR PORT CYCLES
+ *	a process racing itself over one QP's lifecycle: one thread posts
+ *	Sends and RDMA Reads on it without pause (each post rings the
+ *	doorbell), the other connects it to a second QP of its own, lets
+ *	them run for up to 2 ms, tears the connection down (the client QP to
+ *	ERROR, a disconnect, or the server QP to ERROR, in turn), moves both
+ *	through ERROR to RESET and INIT, and connects them again, CYCLES
+ *	times; then, with the poster stopped, one more connection must carry
+ *	a verified Send.
+ *
  * TAP-style lines ("ok ..." / "not ok ..."); exit 0 only if every one is
  * ok.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,6 +254,7 @@ static int pair(const char *gofile, int rounds)
 		IBV_WC_SEND, IBV_WC_RECV, IBV_WC_RDMA_READ
 	};
 	uint8_t *buf;
+	char stop[4096];
 	int i, r, ests;
 
 	buf = calloc(4, MSG_LEN);
@@ -280,8 +293,13 @@ static int pair(const char *gofile, int rounds)
 	printf("connected\n");
 	fflush(stdout);
 
+	snprintf(stop, sizeof(stop), "%s.stop", gofile);
 	/* buf: [0] client's send, [1] server's receive, [2] client's read */
-	for (r = 0; r < rounds; r++) {
+	for (r = 0; r < rounds || access(stop, F_OK); r++) {
+		if (r > 1000000) {
+			errno = ETIMEDOUT;
+			die("waiting for the stop file");
+		}
 		struct ibv_sge s = { (uintptr_t)buf, MSG_LEN, mr->lkey };
 		struct ibv_sge rs = { (uintptr_t)buf + MSG_LEN, MSG_LEN,
 				      mr->lkey };
@@ -317,8 +335,7 @@ static int pair(const char *gofile, int rounds)
 		}
 	}
 	result(qp_state(cqp) == IBV_QPS_RTS && qp_state(sqp) == IBV_QPS_RTS,
-	       "victim moved %d verified Sends and Reads; both QPs in RTS",
-	       rounds);
+	       "victim moved %d verified Sends and Reads; both QPs in RTS", r);
 	rdma_disconnect(cid);
 	return failures ? 1 : 0;
 }
@@ -466,6 +483,189 @@ static int attack(int n, char **qpns)
 	return failures ? 1 : 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* the lifecycle hammer */
+
+static volatile int hammer_stop;
+static struct ibv_qp *hq_c, *hq_s;
+static struct ibv_mr *hmr;
+static uint8_t *hbuf;
+
+static void *hammer_poster(void *arg)
+{
+	unsigned long *posts = arg;
+	struct ibv_wc wc[16];
+
+	while (!hammer_stop) {
+		struct ibv_sge s = { (uintptr_t)hbuf, 64, hmr->lkey };
+		struct ibv_send_wr wr = {
+			.sg_list = &s, .num_sge = 1,
+			.send_flags = IBV_SEND_SIGNALED,
+		}, *bad;
+
+		wr.opcode = (*posts & 1) ? IBV_WR_RDMA_READ : IBV_WR_SEND;
+		wr.wr.rdma.remote_addr = (uintptr_t)hbuf + MSG_LEN;
+		wr.wr.rdma.rkey = hmr->rkey;
+		if (!ibv_post_send(hq_c, &wr, &bad))
+			(*posts)++;
+		/* whatever completes, flushed or not, is only drained */
+		while (ibv_poll_cq(cq, 16, wc) > 0)
+			;
+		if (!(*posts & 63))
+			usleep(100);
+	}
+	return NULL;
+}
+
+static void qp_to(struct ibv_qp *qp, enum ibv_qp_state st)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = st,
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
+				   IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE |
+			  (st == IBV_QPS_INIT ? IBV_QP_ACCESS_FLAGS : 0)))
+		die(st == IBV_QPS_RESET ? "modify to RESET" :
+		    st == IBV_QPS_INIT ? "modify to INIT" : "modify to ERROR");
+}
+
+/*
+ * Connect hq_c to hq_s.  Returns 0 with both ends established, or -1
+ * (and cleans up) if the connection failed, which racing posts may cause
+ * (a Send with no receive posted yet ends the stream).
+ */
+static int hammer_connect(struct rdma_cm_id **cidp, struct rdma_cm_id **sidp)
+{
+	struct rdma_conn_param p = conn(hq_c->qp_num);
+	struct rdma_cm_id *cid = client_id(), *sid = NULL;
+	struct rdma_cm_event *ev;
+	int ests = 0, i;
+
+	if (rdma_connect(cid, &p))
+		die("hammer rdma_connect");
+	while (ests < 2) {
+		ev = next_event(-1);
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			sid = ev->id;
+			rdma_ack_cm_event(ev);
+			/* receives first: the first Send may follow at once */
+			for (i = 0; i < 8; i++) {
+				struct ibv_sge s = {
+					(uintptr_t)hbuf + 2 * MSG_LEN, MSG_LEN,
+					hmr->lkey
+				};
+				struct ibv_recv_wr w = {
+					.sg_list = &s, .num_sge = 1
+				}, *b;
+
+				ibv_post_recv(hq_s, &w, &b);
+			}
+			p = conn(hq_s->qp_num);
+			if (rdma_accept(sid, &p))
+				die("hammer rdma_accept");
+			continue;
+		}
+		if (ev->event == RDMA_CM_EVENT_ESTABLISHED) {
+			ests++;
+			rdma_ack_cm_event(ev);
+			continue;
+		}
+		/* a disconnect or error of this attempt: give it up */
+		rdma_ack_cm_event(ev);
+		*cidp = cid;
+		*sidp = sid;
+		return -1;
+	}
+	*cidp = cid;
+	*sidp = sid;
+	return 0;
+}
+
+static void hammer_teardown(struct rdma_cm_id *cid, struct rdma_cm_id *sid,
+			    unsigned int how)
+{
+	if (how == 0)
+		qp_to(hq_c, IBV_QPS_ERR);
+	else if (how == 1)
+		rdma_disconnect(cid);
+	else
+		qp_to(hq_s, IBV_QPS_ERR);
+	qp_to(hq_c, IBV_QPS_ERR);
+	qp_to(hq_s, IBV_QPS_ERR);
+	/* destroying the ids drops their events not read yet */
+	if (sid)
+		rdma_destroy_id(sid);
+	rdma_destroy_id(cid);
+	qp_to(hq_c, IBV_QPS_RESET);
+	qp_to(hq_s, IBV_QPS_RESET);
+	qp_to(hq_c, IBV_QPS_INIT);
+	qp_to(hq_s, IBV_QPS_INIT);
+}
+
+static int hammer(int cycles)
+{
+	static const enum ibv_wc_opcode sr[] = { IBV_WC_SEND, IBV_WC_RECV };
+	unsigned long posts = 0;
+	struct rdma_cm_id *cid, *sid;
+	pthread_t poster;
+	int c, ok = 0, i;
+
+	hbuf = calloc(3, MSG_LEN);
+	hmr = hbuf ? ibv_reg_mr(pd, hbuf, 3 * MSG_LEN,
+				IBV_ACCESS_LOCAL_WRITE |
+				IBV_ACCESS_REMOTE_READ |
+				IBV_ACCESS_REMOTE_WRITE) : NULL;
+	if (!hmr)
+		die("ibv_reg_mr");
+	hq_c = own_qp();
+	hq_s = own_qp();
+	if (pthread_create(&poster, NULL, hammer_poster, &posts))
+		die("pthread_create");
+	srandom(getpid());
+	for (c = 0; c < cycles; c++) {
+		if (!hammer_connect(&cid, &sid)) {
+			ok++;
+			usleep(random() % 2000);
+		}
+		hammer_teardown(cid, sid, c % 3);
+		if (!((c + 1) % 250)) {
+			printf("# %d cycles, %d connected, %lu posts\n", c + 1,
+			       ok, posts);
+			fflush(stdout);
+		}
+	}
+	hammer_stop = 1;
+	pthread_join(poster, NULL);
+	result(ok > cycles / 2, "%d connect/teardown/reset cycles, %d connected, %lu posts racing them",
+	       cycles, ok, posts);
+
+	/* the QPs still work: one more connection, one verified Send */
+	while (ibv_poll_cq(cq, 1, (struct ibv_wc[1]){}) > 0)
+		;
+	if (hammer_connect(&cid, &sid))
+		die("the last connection");
+	for (i = 0; i < 64; i++)
+		hbuf[i] = (uint8_t)(i * 5 + 3);
+	{
+		struct ibv_sge s = { (uintptr_t)hbuf, 64, hmr->lkey };
+		struct ibv_send_wr wr = {
+			.sg_list = &s, .num_sge = 1, .opcode = IBV_WR_SEND,
+			.send_flags = IBV_SEND_SIGNALED,
+		}, *bad;
+
+		if (ibv_post_send(hq_c, &wr, &bad))
+			die("the last Send");
+	}
+	poll_ops(sr, 2, 64, "the last Send");
+	result(!memcmp(hbuf, hbuf + 2 * MSG_LEN, 64),
+	       "after the cycles a new connection carries a verified Send");
+	rdma_disconnect(cid);
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct rdma_cm_id *l;
@@ -478,7 +678,13 @@ int main(int argc, char **argv)
 		setup(argv[2], argv[3], &l);
 		return attack(argc - 4, argv + 4);
 	}
+	if (argc >= 5 && !strcmp(argv[1], "hammer")) {
+		setup(argv[2], argv[3], &l);
+		return hammer(atoi(argv[4]));
+	}
 	fprintf(stderr, "usage: %s pair ADDR PORT GOFILE ROUNDS\n"
-		"       %s attack ADDR PORT QPN...\n", argv[0], argv[0]);
+		"       %s attack ADDR PORT QPN...\n"
+		"       %s hammer ADDR PORT CYCLES\n", argv[0], argv[0],
+		argv[0]);
 	return 2;
 }

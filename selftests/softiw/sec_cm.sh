@@ -8,7 +8,7 @@
 #   victim (nobody, 65534): rping -V between ns1 and ns0 (sw1, sw0), and
 #     build/selftests/cm_attack pair in ns0 (two idle QPs of its own on
 #     sw0, connected to each other over loopback only when told to, then
-#     moving verified Sends and RDMA Reads)
+#     moving verified Sends and RDMA Reads until told to stop)
 #   attacker (65533): cm_attack attack in ns0 and in ns1, naming every QP
 #     number from 1 to 24 of the device (skipping its own), while the
 #     victim's QPs are idle and again while they move data
@@ -78,10 +78,13 @@ touch "$DP_TMP/go"
 wait_for 60 grep -q "^connected" "$DP_TMP/pair" || fail "pair did not connect: $(cat "$DP_TMP/pair")"
 attack attack0b ns0 $DP_A 7350
 sum0=$((sum0 + REFUSED)) busy0=$((busy0 + BUSY))
+# the pair was connected and moving data all along: it stops only now
+grep -q "^ok - victim moved" "$DP_TMP/pair" && fail "pair stopped before the attack was over"
+touch "$DP_TMP/go.stop"
 
 dp_wait pair $pair "victim pair"
 check_contains "$(cat "$DP_TMP/pair")" "ok - victim's idle QPs" "pair"
-check_contains "$(cat "$DP_TMP/pair")" "ok - victim moved 300 verified" "pair"
+check_contains "$(cat "$DP_TMP/pair")" "ok - victim moved" "pair"
 check_lacks "$(cat "$DP_TMP/pair")" "not ok" "pair"
 dp_wait rping.cli $cli "victim rping client"
 dp_wait rping.srv $srv "victim rping server"
@@ -130,8 +133,9 @@ flood() {
 	check_lacks "$(cat "$DP_TMP/$1.cli" "$DP_TMP/$1.srv")" "data mismatch" "rping during the flood ($1)"
 	dp_wait "$1.flood" $fl "flooder ($1)"
 	fo=$(cat "$DP_TMP/$1.flood")
-	# the bound, the two rping endpoints and evicted ones being closed
-	[ "$peak" -le 24 ] || fail "$peak endpoints during the flood ($1), bound 16: $fo"
+	# the bound, the two rping endpoints and up to one accept batch (8)
+	# of evicted ones still being closed
+	[ "$peak" -le 28 ] || fail "$peak endpoints during the flood ($1), bound 16: $fo"
 	dropped=$(($(rdma_counter sw1 cm_pending_dropped) - d0))
 	reset=$(echo "$fo" | awk '{ print $4 }')
 	[ "$dropped" -gt 0 ] || fail "cm_pending_dropped did not move ($1): $fo"

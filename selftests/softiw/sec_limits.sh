@@ -11,8 +11,11 @@
 #     what the device has left, and a third gets its full share once the
 #     first is gone;
 #   - every resource kind stops at its ctx_max_*, as root and as nobody;
+#   - a process that opens the device several times shares one limit;
 #   - each refusal counts in `rdma statistic` (res_refused);
-#   - the rdma cgroup controller's hca_object limit applies too.
+#   - the rdma cgroup controller's hca_object limit applies too;
+#   - kernel memory taken for a process counts against its memory cgroup,
+#     which stops it with ENOMEM (not the OOM killer).
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd ip rdma setpriv
@@ -28,7 +31,11 @@ lim_cleanup() {
 	touch $HOLD 2>/dev/null
 	wait
 	rm -f $HOLD
+	# see the cgroup part below: limits to max before the cgroup goes
+	[ -e $CG/rdma.max ] &&
+		echo "sw0 hca_handle=max hca_object=max" >$CG/rdma.max 2>/dev/null
 	rmdir $CG 2>/dev/null
+	rmdir /sys/fs/cgroup/softiw_sec_memcg 2>/dev/null
 	ip link del lveth0 2>/dev/null
 	softiw_reset
 }
@@ -99,6 +106,15 @@ for res in pd cq qp srq mr; do
 	echo "$old" >$P/ctx_max_$res
 done
 # CQ entries: 3 CQs of 256 fit in 1000, a fourth does not
+# One process opening the device four times still has one share: the
+# limit is the process's, not each context's.
+echo 3 >$P/ctx_max_qp || fail "ctx_max_qp=3"
+expect "qp from 4 contexts of one process" "got 3 errno 12" \
+	env RES_CONTEXTS=4 "$PROG" sw0 qp 10
+expect "qp from 4 contexts as nobody" "got 3 errno 12" setpriv \
+	--reuid=65534 --regid=65534 --clear-groups \
+	env RDMAV_DRIVERS="$RDMAV_DRIVERS" RES_CONTEXTS=4 "$PROG" sw0 qp 10
+echo 256 >$P/ctx_max_qp
 echo 1000 >$P/ctx_max_cqe || fail "ctx_max_cqe=1000"
 expect "cqe" "got 3 errno 12" "$PROG" sw0 cqe 10
 echo 1048576 >$P/ctx_max_cqe
@@ -119,7 +135,42 @@ if grep -qw rdma /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
 	[ -n "$got" ] && [ "$got" -le 5 ] && [ "$err" != 0 ] ||
 		fail "cgroup limit hca_object=5 not applied: $out"
 	expect "outside the cgroup" "got 21 errno 0" "$PROG" sw0 pd 20
+	# The limit back to max before the cgroup goes: the rdma controller
+	# (6.1 and 6.12) frees a device's pool in a cgroup only when its
+	# limits are all max and nothing is charged; a pool left when the
+	# cgroup is removed stays on the device's list pointing into the
+	# freed cgroup, and the device's removal then corrupts memory
+	# (list_del corruption in free_cg_rpool_locked(), seen once here).
+	echo "sw0 hca_handle=max hca_object=max" >$CG/rdma.max ||
+		fail "rdma.max of $CG back to max"
+	rmdir $CG || fail "rmdir $CG"
 else
 	echo "# no rdma cgroup controller in this kernel: cgroup part skipped"
 fi
+
+# Kernel memory softiw takes for a process (queues, rings, registrations)
+# is charged to its memory cgroup: a process in a cgroup of 24 MiB that
+# makes QPs with 1024-deep queues (about 0.8 MiB of kernel memory each)
+# is stopped with ENOMEM long before its QP limit, and is not OOM-killed;
+# outside it the same process makes all it asks for.
+grep -qw memory /sys/fs/cgroup/cgroup.controllers ||
+	fail "no memory cgroup controller"
+echo +memory >/sys/fs/cgroup/cgroup.subtree_control || fail "enable memory controller"
+CGM=/sys/fs/cgroup/softiw_sec_memcg
+mkdir -p $CGM || fail "mkdir $CGM"
+echo 24M >$CGM/memory.max || fail "memory.max of $CGM"
+echo 0 >$CGM/memory.swap.max 2>/dev/null
+out=$(sh -c "echo \$\$ >$CGM/cgroup.procs && exec env RES_QP_WR=1024 $PROG sw0 qp 100" 2>&1)
+rc=$?
+echo "# memory cgroup of 24 MiB, 1024-deep QPs: $out (exit $rc)"
+got=$(echo "$out" | awk '{ print $2 }')
+err=$(echo "$out" | awk '{ print $4 }')
+[ $rc = 0 ] || fail "the process in the memory cgroup exited $rc: $out"
+[ -n "$got" ] && [ "$got" -ge 4 ] && [ "$got" -le 40 ] && [ "$err" = 12 ] ||
+	fail "memory cgroup did not stop it with ENOMEM between 4 and 40 QPs: $out"
+oom=$(awk '$1 == "oom_kill" { print $2 }' $CGM/memory.events)
+check_eq "${oom:-0}" 0 "OOM kills in the memory cgroup"
+rmdir $CGM
+expect "1024-deep QPs outside the memory cgroup" "got 51 errno 0" \
+	env RES_QP_WR=1024 "$PROG" sw0 qp 50
 exit 0

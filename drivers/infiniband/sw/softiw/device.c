@@ -62,6 +62,8 @@ static void softiw_device_dealloc_driver(struct ib_device *ibdev)
 
 	softiw_device_unlink(sdev);
 	softiw_rm_check_empty(sdev);
+	WARN_ON(!list_empty(&sdev->rm_procs));
+	mutex_destroy(&sdev->rm_procs_lock);
 	WARN_ON(!xa_empty(&sdev->qp_xa));
 	xa_destroy(&sdev->qp_xa);
 	softiw_stag_table_destroy(sdev);
@@ -107,6 +109,8 @@ struct softiw_device *softiw_device_alloc(struct net_device *netdev)
 	/* everything dealloc_driver undoes is set before the ops */
 	INIT_LIST_HEAD(&sdev->list);
 	INIT_LIST_HEAD(&sdev->cm_pending);
+	mutex_init(&sdev->rm_procs_lock);
+	INIT_LIST_HEAD(&sdev->rm_procs);
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	sdev->qp_next = 0;
 	atomic64_set(&sdev->qp_serial, 0);

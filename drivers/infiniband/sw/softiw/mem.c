@@ -485,7 +485,9 @@ static struct softiw_mem *mem_alloc(struct ib_pd *ibpd, int access)
 	if (ret)
 		return ERR_PTR(ret);
 	access &= ~IB_ACCESS_OPTIONAL;
-	mem = kzalloc(sizeof(*mem), GFP_KERNEL);
+	/* a process's region counts against its memory cgroup too */
+	mem = kzalloc(sizeof(*mem), to_softiw_pd(ibpd)->uctx ?
+		      SOFTIW_GFP_USER : GFP_KERNEL);
 	if (!mem)
 		return ERR_PTR(-ENOMEM);
 	/* charged to the process that owns the PD */
@@ -560,7 +562,8 @@ static int mem_umem_pages(struct softiw_mem *mem)
 
 	if (n > U32_MAX)
 		return -EINVAL;
-	mem->pages = kvcalloc(n, sizeof(*mem->pages), GFP_KERNEL);
+	/* the process's own registration: charged to its memory cgroup */
+	mem->pages = kvcalloc(n, sizeof(*mem->pages), SOFTIW_GFP_USER);
 	if (!mem->pages)
 		return -ENOMEM;
 	for_each_sgtable_page(&umem->sgt_append.sgt, &piter, 0) {

@@ -645,7 +645,7 @@ void softiw_rq_done(struct softiw_qp *qp, const struct softiw_rqe *rqe,
 
 /* ---- the QP verbs ---- */
 
-int softiw_wq_init(struct softiw_wq *wq, u32 depth, size_t entry)
+int softiw_wq_init(struct softiw_wq *wq, u32 depth, size_t entry, bool user)
 {
 	spin_lock_init(&wq->lock);
 	wq->size = roundup_pow_of_two(max(depth, 1u));
@@ -653,7 +653,9 @@ int softiw_wq_init(struct softiw_wq *wq, u32 depth, size_t entry)
 	wq->head = 0;
 	wq->tx_next = 0;
 	wq->tail = 0;
-	wq->slots = vcalloc(wq->size, entry);
+	/* a process's queues count against its memory cgroup */
+	wq->slots = __vmalloc(array_size(wq->size, entry),
+			      (user ? SOFTIW_GFP_USER : GFP_KERNEL) | __GFP_ZERO);
 	return wq->slots ? 0 : -ENOMEM;
 }
 
@@ -750,19 +752,20 @@ int softiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	qp->max_recv_sge = attr->cap.max_recv_sge;
 	qp->max_inline = attr->cap.max_inline_data;
 	INIT_WORK(&qp->flush_work, qp_flush_work);
+	softiw_txrx_qp_init(qp);
 
 	ret = softiw_wq_init(&qp->sq, attr->cap.max_send_wr,
-			     sizeof(struct softiw_wqe));
+			     sizeof(struct softiw_wqe), qp->is_user);
 	if (ret)
 		goto err_count;
 	if (!qp->srq) {
 		ret = softiw_wq_init(&qp->rq, attr->cap.max_recv_wr,
-				     sizeof(struct softiw_rqe));
+				     sizeof(struct softiw_rqe), qp->is_user);
 		if (ret)
 			goto err_sq;
 	}
 	ret = softiw_wq_init(&qp->ird, SOFTIW_MAX_IRD,
-			     sizeof(struct softiw_read_req));
+			     sizeof(struct softiw_read_req), qp->is_user);
 	if (ret)
 		goto err_rq;
 	if (udata) {
@@ -794,6 +797,7 @@ err_rq:
 err_sq:
 	vfree(qp->sq.slots);
 err_count:
+	softiw_txrx_qp_destroy(qp);
 	put_pid(qp->owner);
 	softiw_rm_uncharge(sdev, qp->uctx, SOFTIW_RES_QP, 1);
 	return ret;
@@ -822,6 +826,8 @@ int softiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	wait_for_completion(&qp->released);
 	/* no reference is left, so no one can queue the flush again */
 	cancel_work_sync(&qp->flush_work);
+	/* ... nor kick the engine */
+	softiw_txrx_qp_destroy(qp);
 
 	softiw_uring_destroy(&qp->urq);
 	softiw_uring_destroy(&qp->usq);
@@ -854,9 +860,22 @@ static enum ib_qp_state qp_ib_state(struct softiw_qp *qp)
  * engines are detached first (idempotent), so nothing else touches the
  * rings.
  */
-static void qp_reset(struct softiw_qp *qp)
+static int qp_reset(struct softiw_qp *qp)
 {
 	unsigned long flags;
+
+	/*
+	 * One reset at a time: uverbs lets two threads modify a QP at once,
+	 * and the QP stays in ERROR (so nothing binds it) until the reset
+	 * that claimed it is done.
+	 */
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->state != SOFTIW_QP_ERROR || qp->resetting) {
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+		return -EINVAL;
+	}
+	qp->resetting = true;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	/* the old stream's endpoint lets go first: the QP may connect again */
 	softiw_cm_qp_unbind(qp);
@@ -870,11 +889,13 @@ static void qp_reset(struct softiw_qp *qp)
 	qp->ord_wait = false;
 	qp->ird.head = 0;
 	qp->ird.tail = 0;
+	qp->resetting = false;
 	/* a new stream starts with an idle engine: posts ring the doorbell */
 	if (qp->usq.ctrl)
 		WRITE_ONCE(qp->usq.ctrl->flags, 0);
 	qp_publish_state(qp);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+	return 0;
 }
 
 static int qp_modify_state(struct softiw_qp *qp, enum ib_qp_state want)
@@ -923,7 +944,7 @@ static int qp_modify_state(struct softiw_qp *qp, enum ib_qp_state want)
 		/* the consumer sees the flushed entries when this returns */
 		flush_work(&qp->flush_work);
 	} else if (want == IB_QPS_RESET && state == SOFTIW_QP_ERROR) {
-		qp_reset(qp);
+		return qp_reset(qp);
 	}
 	return 0;
 }
@@ -1090,9 +1111,11 @@ static int wqe_from_wr(struct softiw_qp *qp, struct softiw_wqe *wqe,
 	case IB_WR_REG_MR:
 		/* kernel ULPs only: uverbs never passes it */
 		if (qp->is_user || !reg_wr(wr)->mr ||
-		    reg_wr(wr)->mr->device != qp->ibqp.device ||
-		    softiw_mem_access_check(reg_wr(wr)->access))
+		    reg_wr(wr)->mr->device != qp->ibqp.device)
 			return -EINVAL;
+		ret = softiw_mem_access_check(reg_wr(wr)->access);
+		if (ret)
+			return ret;
 		wqe->opcode = SOFTIW_WR_REG_MR;
 		wqe->reg_mr = reg_wr(wr)->mr;
 		wqe->reg_key = reg_wr(wr)->key;

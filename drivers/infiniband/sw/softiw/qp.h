@@ -206,6 +206,8 @@ struct softiw_srq {
  *	it, and the QP goes to ERROR once what came before has completed
  * @ring_index_bad: ... by a producer index out of range: nothing more is
  *	even read from it (the flush reads the entries of an in-range ring)
+ * @resetting: an ERROR -> RESET is under way (@state_lock); another one
+ *	is refused
  */
 struct softiw_qp {
 	struct ib_qp ibqp;
@@ -249,6 +251,7 @@ struct softiw_qp {
 	struct softiw_uring urq;
 	bool ring_error;
 	bool ring_index_bad;
+	bool resetting;
 };
 
 static inline struct softiw_qp *to_softiw_qp(struct ib_qp *ibqp)
@@ -337,7 +340,8 @@ void softiw_rq_done(struct softiw_qp *qp, const struct softiw_rqe *rqe,
 		    bool invalidated);
 
 /* qp.c: helpers shared with srq.c */
-int softiw_wq_init(struct softiw_wq *wq, u32 depth, size_t entry);
+/* @user: a process's queue, charged to its memory cgroup */
+int softiw_wq_init(struct softiw_wq *wq, u32 depth, size_t entry, bool user);
 /* Copy and check a receive WR (SGE count, total length). */
 int softiw_rqe_from_wr(struct softiw_rqe *rqe, const struct ib_recv_wr *wr,
 		       u32 max_sge);

@@ -6,7 +6,8 @@
  *
  * Each resource has a device limit dev_max_<res> (at most what softiw
  * implements, the SOFTIW_MAX_* values) and a per-process limit
- * ctx_max_<res> (at most the device limit when charged).  The defaults
+ * ctx_max_<res> (at most the device limit when charged), which all the
+ * contexts one process opens on the device share (softiw_rm_proc).  The defaults
  * give one process a quarter of the device, so that no single process
  * can exhaust a resource for the others; raise ctx_max_* for a machine
  * with one big user.
@@ -20,6 +21,9 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
 
 #include "softiw.h"
 #include "qp.h"
@@ -118,7 +122,7 @@ int softiw_rm_charge(struct softiw_device *sdev, struct softiw_ucontext *uctx,
 			  n, l->name, dev);
 		goto refused;
 	}
-	if (uctx && !rm_take(&uctx->rm.used[res], n, ctx)) {
+	if (uctx && !rm_take(&uctx->proc->rm.used[res], n, ctx)) {
 		atomic_sub(n, &sdev->rm.used[res]);
 		ibdev_dbg(&sdev->ibdev, "%u %s refused: process limit %u\n",
 			  n, l->name, ctx);
@@ -136,7 +140,56 @@ void softiw_rm_uncharge(struct softiw_device *sdev,
 {
 	atomic_sub(n, &sdev->rm.used[res]);
 	if (uctx)
-		atomic_sub(n, &uctx->rm.used[res]);
+		atomic_sub(n, &uctx->proc->rm.used[res]);
+}
+
+int softiw_rm_proc_attach(struct softiw_device *sdev,
+			  struct softiw_ucontext *uctx)
+{
+	struct pid *tgid = task_tgid(current);
+	struct softiw_rm_proc *p;
+
+	mutex_lock(&sdev->rm_procs_lock);
+	list_for_each_entry(p, &sdev->rm_procs, entry)
+		if (p->tgid == tgid)
+			goto found;
+	p = kzalloc(sizeof(*p), SOFTIW_GFP_USER);
+	if (!p) {
+		mutex_unlock(&sdev->rm_procs_lock);
+		return -ENOMEM;
+	}
+	p->tgid = get_pid(tgid);
+	list_add(&p->entry, &sdev->rm_procs);
+found:
+	p->contexts++;
+	uctx->proc = p;
+	mutex_unlock(&sdev->rm_procs_lock);
+	return 0;
+}
+
+void softiw_rm_proc_detach(struct softiw_device *sdev,
+			   struct softiw_ucontext *uctx)
+{
+	struct softiw_rm_proc *p = uctx->proc;
+	int i;
+
+	mutex_lock(&sdev->rm_procs_lock);
+	if (--p->contexts) {
+		p = NULL;
+	} else {
+		list_del(&p->entry);
+		for (i = 0; i < SOFTIW_NR_RES; i++)
+			WARN(atomic_read(&p->rm.used[i]),
+			     "%d %s still charged to a process\n",
+			     atomic_read(&p->rm.used[i]),
+			     softiw_rm_limits[i].name);
+	}
+	mutex_unlock(&sdev->rm_procs_lock);
+	uctx->proc = NULL;
+	if (p) {
+		put_pid(p->tgid);
+		kfree(p);
+	}
 }
 
 void softiw_rm_check_empty(struct softiw_device *sdev)

@@ -3,8 +3,9 @@
  * softiw resource manager (RFC 5042 section 2's privileged resource
  * manager): every PD, CQ, QP, SRQ and MR, and every CQ entry, is charged
  * here before it is created and uncharged when it is destroyed, against
- * a per-device limit and, for objects of a process, a per-process (per
- * ucontext) limit.  The limits are module parameters (rm.c), read at
+ * a per-device limit and, for objects of a process, a per-process limit
+ * (all the contexts a process opens on the device share one, struct
+ * softiw_rm_proc).  The limits are module parameters (rm.c), read at
  * each charge, so a change applies to new allocations.  A refusal
  * returns -ENOMEM (-EINVAL for a request beyond what a single object may
  * ever have is the caller's), counts in the device's statistics
@@ -18,14 +19,17 @@
  * buffers, a shared CQ's entries) is decided here too, see
  * softiw_rm_share_take().
  *
- * Locking: none; the counters are atomic_t, charged with an add that is
- * undone when it went past the limit.  The fair-share windows live in
- * the shared objects and are serialised by their locks.
+ * Locking: none for charging; the counters are atomic_t, charged with an
+ * add that is undone when it went past the limit.  A device's list of
+ * processes is guarded by its rm_procs_lock (attach and detach only).
+ * The fair-share windows live in the shared objects and are serialised
+ * by their locks.
  */
 #ifndef SOFTIW_RM_H
 #define SOFTIW_RM_H
 
 #include <linux/atomic.h>
+#include <linux/list.h>
 #include <linux/types.h>
 
 enum softiw_res {
@@ -38,13 +42,37 @@ enum softiw_res {
 	SOFTIW_NR_RES
 };
 
-/* What one device or one ucontext holds. */
+/* What one device or one process holds. */
 struct softiw_rm_usage {
 	atomic_t used[SOFTIW_NR_RES];
 };
 
 struct softiw_device;
 struct softiw_ucontext;
+
+/*
+ * One process's share of one device: every ucontext the process opens on
+ * the device points at the same entry, so opening the device again does
+ * not give it a second share.  On the device's list under its
+ * rm_procs_lock; freed with the last of those contexts (all their
+ * objects are gone by then).
+ */
+struct softiw_rm_proc {
+	struct list_head entry;
+	struct pid *tgid;		/* the process (thread group) */
+	unsigned int contexts;		/* rm_procs_lock */
+	struct softiw_rm_usage rm;
+};
+
+/*
+ * softiw_rm_proc_attach() - a process opens @uctx on @sdev: link it to
+ * the calling process's share (created on its first context).  0 or
+ * -ENOMEM.  softiw_rm_proc_detach() undoes it when the context goes.
+ */
+int softiw_rm_proc_attach(struct softiw_device *sdev,
+			  struct softiw_ucontext *uctx);
+void softiw_rm_proc_detach(struct softiw_device *sdev,
+			   struct softiw_ucontext *uctx);
 
 /*
  * softiw_rm_charge() - take @n of @res for @uctx (NULL: a kernel user)

@@ -15,6 +15,7 @@
 #define SOFTIW_H
 
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
@@ -22,6 +23,15 @@
 
 #include "rm.h"
 #include "stats.h"
+
+/*
+ * Memory softiw allocates for a process's verbs (its queues, rings and
+ * registrations): charged to the process's memory cgroup, and a cgroup
+ * at its limit makes the verb fail with ENOMEM rather than wake the OOM
+ * killer.
+ */
+#define SOFTIW_GFP_USER	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | \
+			 __GFP_NOWARN)
 
 /* Limits of what is implemented; query_device advertises exactly these. */
 #define SOFTIW_MAX_PD		1024
@@ -52,6 +62,8 @@
  * @cm_pending: passive connections of the device's listens still reading
  *	their MPA Request, oldest first (cm.c); softiw_cm_mutex
  * @cm_nr_pending: how many; softiw_cm_mutex
+ * @rm_procs: the processes with a context on the device, each with its
+ *	share of the per-process limits (struct softiw_rm_proc, rm.c)
  */
 struct softiw_device {
 	struct ib_device ibdev;
@@ -70,6 +82,8 @@ struct softiw_device {
 	atomic64_t stats[SOFTIW_NR_STATS];
 	struct list_head cm_pending;
 	unsigned int cm_nr_pending;
+	struct mutex rm_procs_lock;	/* guards @rm_procs */
+	struct list_head rm_procs;
 };
 
 static inline struct softiw_device *to_softiw_dev(struct ib_device *ibdev)
@@ -80,12 +94,13 @@ static inline struct softiw_device *to_softiw_dev(struct ib_device *ibdev)
 struct softiw_doorbell;
 
 /*
- * A process's context: @rm is what it holds (rm.c); @db its doorbell
- * file's link to it, or NULL (doorbell.c).
+ * A process's context: @proc is the share of the process that opened it,
+ * which its objects are charged to (rm.c); @db its doorbell file's link
+ * to it, or NULL (doorbell.c).
  */
 struct softiw_ucontext {
 	struct ib_ucontext ibucontext;
-	struct softiw_rm_usage rm;
+	struct softiw_rm_proc *proc;
 	struct softiw_doorbell *db;
 };
 

@@ -62,7 +62,8 @@ int softiw_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	ret = softiw_rm_charge(sdev, srq->uctx, SOFTIW_RES_SRQ, 1);
 	if (ret)
 		return ret;
-	ret = softiw_wq_init(&srq->rq, a->max_wr, sizeof(struct softiw_rqe));
+	ret = softiw_wq_init(&srq->rq, a->max_wr, sizeof(struct softiw_rqe),
+			     !!udata);
 	if (ret)
 		goto err_count;
 	srq->max_sge = a->max_sge;

@@ -391,7 +391,7 @@ static bool tx_run_inline(struct softiw_qp *qp, bool defer)
 
 static void tx_kick_once(struct softiw_qp *qp, bool inline_ok)
 {
-	/* Pairs with the release in softiw_txrx_attach(): lock is set up. */
+	/* Pairs with the release in softiw_txrx_attach(): the stream is set up */
 	if (!smp_load_acquire(&qp->tx.sock))
 		return;
 	if (!inline_ok || !tx_run_inline(qp, false))
@@ -400,7 +400,7 @@ static void tx_kick_once(struct softiw_qp *qp, bool inline_ok)
 
 void softiw_tx_kick(struct softiw_qp *qp)
 {
-	/* Pairs with the release in softiw_txrx_attach(): lock is set up. */
+	/* Pairs with the release in softiw_txrx_attach(): the stream is set up */
 	if (!smp_load_acquire(&qp->tx.sock))
 		return;
 	if (tx_run_inline(qp, true))
@@ -419,7 +419,7 @@ void softiw_tx_terminate(struct softiw_qp *qp,
 {
 	unsigned long flags;
 
-	/* As in softiw_tx_kick(): tx.lock is initialised once sock is set. */
+	/* As in softiw_tx_kick(): the stream is set up once sock is. */
 	if (!smp_load_acquire(&qp->tx.sock))
 		return;
 	spin_lock_irqsave(&qp->tx.lock, flags);
@@ -1646,15 +1646,23 @@ int softiw_txrx_attach(struct softiw_qp *qp, struct socket *sock)
 	/* The smallest segment we must build is a whole Read Request. */
 	if (mulpdu < SOFTIW_DDP_UNTAGGED_HDR_LEN + SOFTIW_RDMAP_READ_REQ_LEN)
 		return -EINVAL;
-	if (tx->sock)
-		return -EBUSY;
 	ulpdu_size = max_t(u32, mulpdu, SOFTIW_DDP_UNTAGGED_HDR_LEN +
 			   SOFTIW_RDMAP_TERM_MAX_LEN);
-	memset(tx, 0, sizeof(*tx));
+	/*
+	 * The stream's part of @tx is cleared and set holding @run: a
+	 * doorbell or a work item left over from the last stream either
+	 * finished with it or finds it whole.
+	 */
+	mutex_lock(&tx->run);
+	if (tx->sock) {
+		mutex_unlock(&tx->run);
+		return -EBUSY;
+	}
+	memset_startat(tx, 0, sock);
 	tx->ulpdu_size = ulpdu_size;
 	tx->ulpdu = kvmalloc(ulpdu_size, GFP_KERNEL);
 	if (!tx->ulpdu)
-		return -ENOMEM;
+		goto err_unlock;
 	/*
 	 * A batch page holds SOFTIW_TX_BATCH octets, or at least as much
 	 * again as the largest FPDU (Markers included) where FPDUs are big;
@@ -1671,10 +1679,6 @@ int softiw_txrx_attach(struct softiw_qp *qp, struct socket *sock)
 	if (!tx->copy_buf)
 		goto err_free_ulpdu;
 	tx->buf = tx->copy_buf;
-
-	spin_lock_init(&tx->lock);
-	mutex_init(&tx->run);
-	INIT_WORK(&tx->work, tx_work);
 	tx->mulpdu = mulpdu;
 	tx->mpa.crc32c = softiw_mpa_crc32c;
 	tx->mpa.crc = qp->params.crc;
@@ -1692,9 +1696,10 @@ int softiw_txrx_attach(struct softiw_qp *qp, struct socket *sock)
 	tx->saved_write_space = sk->sk_write_space;
 	sk->sk_data_ready = softiw_rx_data_ready;
 	sk->sk_write_space = tx_write_space;
-	/* Publishes the initialised state to softiw_tx_kick(). */
+	/* Publishes the stream's state to softiw_tx_kick(). */
 	smp_store_release(&tx->sock, sock);
 	write_unlock_bh(&sk->sk_callback_lock);
+	mutex_unlock(&tx->run);
 
 	/* FPDUs that arrived before the callbacks were ours. */
 	lock_sock(sk);
@@ -1711,7 +1716,27 @@ err_free_buf:
 err_free_ulpdu:
 	kvfree(tx->ulpdu);
 	tx->ulpdu = NULL;
+err_unlock:
+	mutex_unlock(&tx->run);
 	return -ENOMEM;
+}
+
+void softiw_txrx_qp_init(struct softiw_qp *qp)
+{
+	struct softiw_qp_tx *tx = &qp->tx;
+
+	spin_lock_init(&tx->lock);
+	mutex_init(&tx->run);
+	INIT_WORK(&tx->work, tx_work);
+	/* no stream: kicks find @sock NULL, a stray work item @stopped */
+	tx->stopped = true;
+}
+
+void softiw_txrx_qp_destroy(struct softiw_qp *qp)
+{
+	/* queued by a kick that raced the last detach, if any */
+	cancel_work_sync(&qp->tx.work);
+	mutex_destroy(&qp->tx.run);
 }
 
 /* Is the caller one of our own engine contexts for @qp? */

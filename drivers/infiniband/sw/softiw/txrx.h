@@ -53,9 +53,28 @@ struct softiw_tx_rresp {
 	u64 src_to;
 };
 
-/* Per-QP transmit state (tx.c). */
+/* A work request staged in a batch, waiting for TCP to take it. */
+struct softiw_tx_pend {
+	struct softiw_wqe *wqe;
+	u32 end;		/* batch octet after its last one */
+};
+
+/*
+ * Per-QP transmit state (tx.c).  The first part lives as long as the QP
+ * (softiw_txrx_qp_init() at creation): doorbells, deferred kicks and the
+ * work item may reach it at any time, a stream attached or not.  The
+ * rest, from @sock on, belongs to one stream: attach clears and sets it
+ * holding @run, detach frees what it points to.
+ */
 struct softiw_qp_tx {
 	struct work_struct work;
+	spinlock_t lock;		/* @stopped vs. kick, @term* */
+	struct mutex run;		/* held by whoever runs the engine */
+	bool rerun;			/* the work found @run taken: run again */
+	struct task_struct *owner;	/* poster running the engine inline */
+	/* its deferred-kick slot (tx.c) while it runs inline; tx.run */
+	struct tx_defer_slot *defer;
+	/* one stream's, from here on */
 	struct socket *sock;		/* attached stream, or NULL */
 	struct softiw_mpa_tx mpa;
 	u32 msn_send;			/* next MSN on QN 0 */
@@ -68,12 +87,6 @@ struct softiw_qp_tx {
 	u32 buf_sent;			/* of those, accepted by TCP */
 	bool stopped;			/* detached: no more work */
 	/* the TX engine may add fields below */
-	spinlock_t lock;		/* @stopped vs. kick, @term* */
-	struct mutex run;		/* held by whoever runs the engine */
-	bool rerun;			/* the work found @run taken: run again */
-	struct task_struct *owner;	/* poster running the engine inline */
-	/* its deferred-kick slot (tx.c) while it runs inline; tx.run */
-	struct tx_defer_slot *defer;
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_write_space)(struct sock *sk);
 	bool term_pending;		/* @term waits to be sent */
@@ -113,10 +126,7 @@ struct softiw_qp_tx {
 	/* the same for the source of the Read Response in @rresp */
 	struct softiw_mem *rresp_mem;
 	u32 nr_pend;			/* WQEs staged, waiting for TCP */
-	struct softiw_tx_pend {
-		struct softiw_wqe *wqe;
-		u32 end;		/* batch octet after its last one */
-	} pend[16];
+	struct softiw_tx_pend pend[16];
 };
 
 /* Per-QP receive state (rx.c). */
@@ -164,6 +174,13 @@ struct softiw_qp_rx {
 int softiw_txrx_init(void);
 void softiw_txrx_exit(void);
 
+/*
+ * softiw_txrx_qp_init() - create_qp: set up what the engines keep for the
+ * QP's whole life (locks, the work item); softiw_txrx_qp_destroy() at
+ * destroy_qp, once nothing can reach the QP, waits for the work item.
+ */
+void softiw_txrx_qp_init(struct softiw_qp *qp);
+void softiw_txrx_qp_destroy(struct softiw_qp *qp);
 /*
  * softiw_txrx_attach() - take over @sock's data_ready and write_space
  * callbacks for @qp (sk_user_data already points at the QP's CM endpoint;

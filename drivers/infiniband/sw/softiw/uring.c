@@ -53,10 +53,14 @@ int softiw_uring_create(struct ib_udata *udata, struct softiw_uring *r,
 	len = PAGE_ALIGN(SOFTIW_RING_ENTRIES_OFF + (size_t)size * esize);
 	if (len > U32_MAX)
 		return -EINVAL;
-	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	e = kzalloc(sizeof(*e), SOFTIW_GFP_USER);
 	if (!e)
 		return -ENOMEM;
-	e->vaddr = vmalloc_user(len);
+	/*
+	 * Charged to the process's memory cgroup (vmalloc_user() cannot
+	 * be), so softiw_mmap() maps it page by page.
+	 */
+	e->vaddr = __vmalloc(len, SOFTIW_GFP_USER | __GFP_ZERO);
 	if (!e->vaddr) {
 		kfree(e);
 		return -ENOMEM;
@@ -89,14 +93,25 @@ void softiw_uring_destroy(struct softiw_uring *r)
 int softiw_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rdma;
+	unsigned long off;
+	void *vaddr;
 	int ret;
 
 	/* the entry checks that the length matches what was inserted */
 	rdma = rdma_user_mmap_entry_get(uctx, vma);
 	if (!rdma)
 		return -EINVAL;
-	/* the pages stay referenced by the mapping after the entry goes */
-	ret = remap_vmalloc_range(vma, to_softiw_mmap(rdma)->vaddr, 0);
+	/*
+	 * The entry matched the mapping's length to its own.  Each page
+	 * stays referenced by the mapping after the entry goes, as
+	 * remap_vmalloc_range() would leave it (which takes only
+	 * vmalloc_user() memory).
+	 */
+	vaddr = to_softiw_mmap(rdma)->vaddr;
+	for (off = 0, ret = 0; !ret && off < vma->vm_end - vma->vm_start;
+	     off += PAGE_SIZE)
+		ret = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page((u8 *)vaddr + off));
 	rdma_user_mmap_entry_put(rdma);
 	return ret;
 }

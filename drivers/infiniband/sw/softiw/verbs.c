@@ -162,27 +162,40 @@ static int softiw_alloc_ucontext(struct ib_ucontext *ibucontext,
 			       udata->outlen, sizeof(resp));
 		return -EINVAL;
 	}
-	if (!(req.flags & SOFTIW_UCTX_F_DOORBELL_FD))
-		return ib_copy_to_udata(udata, &resp, sizeof(resp));
+	/* every context of this process shares one set of limits */
+	ret = softiw_rm_proc_attach(sdev, uctx);
+	if (ret)
+		return ret;
+	if (!(req.flags & SOFTIW_UCTX_F_DOORBELL_FD)) {
+		ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		goto out;
+	}
 
 	ret = softiw_doorbell_create(uctx, &nd);
 	if (ret)
-		return ret;
+		goto out;
 	resp.doorbell_fd = nd.fd;
 	ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
 	if (ret) {
 		softiw_doorbell_discard(&nd);
-		return ret;
+		goto out;
 	}
 	/* the process gets the fd only once nothing here can fail */
 	softiw_doorbell_install(uctx, &nd);
-	return 0;
+out:
+	if (ret)
+		softiw_rm_proc_detach(sdev, uctx);
+	return ret;
 }
 
 static void softiw_dealloc_ucontext(struct ib_ucontext *ibucontext)
 {
-	softiw_doorbell_sever(container_of(ibucontext, struct softiw_ucontext,
-					   ibucontext));
+	struct softiw_ucontext *uctx = container_of(ibucontext,
+						    struct softiw_ucontext,
+						    ibucontext);
+
+	softiw_doorbell_sever(uctx);
+	softiw_rm_proc_detach(to_softiw_dev(ibucontext->device), uctx);
 }
 
 static int softiw_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
