@@ -6,7 +6,10 @@
  *
  * Listening sockets are shared: rdma_cm calls iw_create_listen on every
  * iWARP device for a wildcard listen, so one kernel TCP socket serves all
- * listens on the same (netns, address, port).  Each listen is a struct
+ * listens on the same (netns, address, port).  Only devices whose netdev
+ * is in the listening id's namespace listen; on the others the listen is
+ * dormant (no socket), so a namespace's ports and connections stay its
+ * own.  Each listen is a struct
  * softiw_listener on that socket's list; a new connection goes to the
  * listener whose device's netdev owns the connection's local address
  * (else the first), which is the device rdma_cm will match it to.  This
@@ -60,6 +63,7 @@
 #include <net/ipv6.h>
 #include <net/sock.h>
 #include <net/tcp.h>
+#include <rdma/rdma_cm.h>
 
 #include "softiw.h"
 #include "cm.h"
@@ -166,7 +170,10 @@ struct softiw_lsock {
 	bool dead;			/* being destroyed: accept nothing */
 };
 
-/* One iw_create_listen: cm_id->provider_data. */
+/*
+ * One iw_create_listen: cm_id->provider_data.  @ls is NULL for a listen
+ * of another namespace than the device's (dormant, see create_listen).
+ */
 struct softiw_listener {
 	struct list_head entry;		/* on lsock->listeners */
 	struct softiw_lsock *ls;
@@ -1538,9 +1545,26 @@ static void ls_destroy(struct softiw_lsock *ls)
 	kfree(ls);
 }
 
+/*
+ * The network namespace of the rdma_cm id that @id serves, or NULL if it
+ * cannot be told.  rdma_cm creates every iw_cm id with its own private id
+ * as the context, and that private id begins with the public struct
+ * rdma_cm_id (so since rdma_cm's beginning); the device both carry
+ * confirms it before anything else is read.
+ */
+static struct net *cm_id_net(const struct iw_cm_id *id)
+{
+	const struct rdma_cm_id *cm = id->context;
+
+	if (!cm || READ_ONCE(cm->device) != id->device)
+		return NULL;
+	return cm->route.addr.dev_addr.net;
+}
+
 static int softiw_iw_create_listen(struct iw_cm_id *id, int backlog)
 {
 	struct softiw_device *sdev = to_softiw_dev(id->device);
+	struct net *net = cm_id_net(id);
 	struct softiw_listener *l;
 	struct softiw_lsock *ls;
 
@@ -1552,6 +1576,20 @@ static int softiw_iw_create_listen(struct iw_cm_id *id, int backlog)
 	INIT_LIST_HEAD(&l->pending);
 	l->sdev = sdev;
 	l->cm_id = id;
+
+	/*
+	 * rdma_cm hands a wildcard listen to every iWARP device, whatever
+	 * namespace its netdev is in.  A listen belongs to its id's
+	 * namespace only: on a device of another one it stays dormant, so
+	 * it neither takes that namespace's port nor receives its
+	 * connections.
+	 */
+	if (net && !net_eq(net, dev_net(sdev->netdev))) {
+		softiw_dbg_dev(sdev, "listen of another namespace: dormant\n");
+		id->add_ref(id);
+		id->provider_data = l;
+		return 0;
+	}
 
 	mutex_lock(&softiw_cm_mutex);
 	ls = ls_find(dev_net(sdev->netdev), &id->local_addr);
@@ -1578,6 +1616,13 @@ static int softiw_iw_destroy_listen(struct iw_cm_id *id)
 
 	if (!l)
 		return 0;
+	if (!l->ls) {
+		/* dormant (another namespace's): nothing was listening */
+		id->provider_data = NULL;
+		kfree(l);
+		id->rem_ref(id);
+		return 0;
+	}
 	mutex_lock(&softiw_cm_mutex);
 	ls = l->ls;
 	list_del(&l->entry);

@@ -39,6 +39,11 @@
  *	kernels (6.1) have one callback pointer of the same signature in
  *	the ubuf_info itself.  softiw_ubuf_init() fills in either.
  *
+ * SOFTIW_HAVE_VM_FLAGS_SET
+ *	a VMA's flags are changed through vm_flags_set() (6.12; the field
+ *	is const to everyone else).  Older kernels (6.1) have no helper and
+ *	the flags are set directly; the fallback below does that.
+ *
  * Helpers built on the capabilities live in compat.c and are declared
  * at the end of this file.
  */
@@ -51,6 +56,10 @@ struct ubuf_info;
 
 #ifndef SOFTIW_HAVE_SKB_FRAGS_READABLE
 #define skb_frags_readable(skb) true
+#endif
+
+#ifndef SOFTIW_HAVE_VM_FLAGS_SET
+#define vm_flags_set(vma, flags) ((vma)->vm_flags |= (flags))
 #endif
 
 /*

@@ -1642,6 +1642,7 @@ int softiw_txrx_attach(struct softiw_qp *qp, struct socket *sock)
 	struct sock *sk = sock->sk;
 	u32 mulpdu = min_t(u32, qp->params.mulpdu, SOFTIW_TX_MULPDU_MAX);
 	u32 ulpdu_size, fpdu_max;
+	unsigned long flags;
 
 	/* The smallest segment we must build is a whole Read Request. */
 	if (mulpdu < SOFTIW_DDP_UNTAGGED_HDR_LEN + SOFTIW_RDMAP_READ_REQ_LEN)
@@ -1717,6 +1718,10 @@ err_free_ulpdu:
 	kvfree(tx->ulpdu);
 	tx->ulpdu = NULL;
 err_unlock:
+	/* no stream after all: a kick or work item that gets here stops */
+	spin_lock_irqsave(&tx->lock, flags);
+	tx->stopped = true;
+	spin_unlock_irqrestore(&tx->lock, flags);
 	mutex_unlock(&tx->run);
 	return -ENOMEM;
 }

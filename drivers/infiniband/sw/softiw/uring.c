@@ -108,6 +108,8 @@ int softiw_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 	 * vmalloc_user() memory).
 	 */
 	vaddr = to_softiw_mmap(rdma)->vaddr;
+	/* as remap_vmalloc_range() has it: no growing, no core dump */
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	for (off = 0, ret = 0; !ret && off < vma->vm_end - vma->vm_start;
 	     off += PAGE_SIZE)
 		ret = vm_insert_page(vma, vma->vm_start + off,
