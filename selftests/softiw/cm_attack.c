@@ -201,6 +201,30 @@ static struct rdma_conn_param conn(uint32_t qpn)
 	return p;
 }
 
+/*
+ * Connect our QP @cqpn (client end, on @cid) to our QP @sqpn (server end,
+ * accepted on the listener), both named by number; dies unless both ends
+ * are established.
+ */
+static void connect_own(struct rdma_cm_id *cid, uint32_t cqpn, uint32_t sqpn)
+{
+	struct rdma_conn_param p = conn(cqpn);
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *sid;
+	int ests;
+
+	if (rdma_connect(cid, &p))
+		die("rdma_connect of our own QP");
+	ev = next_event(RDMA_CM_EVENT_CONNECT_REQUEST);
+	sid = ev->id;
+	rdma_ack_cm_event(ev);
+	p = conn(sqpn);
+	if (rdma_accept(sid, &p))
+		die("rdma_accept of our own QP");
+	for (ests = 0; ests < 2; ests++)
+		expect_event(RDMA_CM_EVENT_ESTABLISHED);
+}
+
 /* ------------------------------------------------------------------ */
 /* the victim */
 
@@ -246,16 +270,14 @@ static void poll_ops(const enum ibv_wc_opcode *ops, int n, uint32_t len,
 static int pair(const char *gofile, int rounds)
 {
 	struct ibv_qp *cqp, *sqp;
-	struct rdma_cm_id *cid, *sid;
-	struct rdma_conn_param p;
-	struct rdma_cm_event *ev;
+	struct rdma_cm_id *cid;
 	struct ibv_mr *mr;
 	static const enum ibv_wc_opcode sr[] = {
 		IBV_WC_SEND, IBV_WC_RECV, IBV_WC_RDMA_READ
 	};
 	uint8_t *buf;
 	char stop[4096];
-	int i, r, ests;
+	int i, r;
 
 	buf = calloc(4, MSG_LEN);
 	mr = buf ? ibv_reg_mr(pd, buf, 4 * MSG_LEN, IBV_ACCESS_LOCAL_WRITE |
@@ -279,17 +301,7 @@ static int pair(const char *gofile, int rounds)
 	       "victim's idle QPs %u and %u still in INIT after the attack",
 	       cqp->qp_num, sqp->qp_num);
 
-	p = conn(cqp->qp_num);
-	if (rdma_connect(cid, &p))
-		die("victim rdma_connect");
-	ev = next_event(RDMA_CM_EVENT_CONNECT_REQUEST);
-	sid = ev->id;
-	rdma_ack_cm_event(ev);
-	p = conn(sqp->qp_num);
-	if (rdma_accept(sid, &p))
-		die("victim rdma_accept");
-	for (ests = 0; ests < 2; ests++)
-		expect_event(RDMA_CM_EVENT_ESTABLISHED);
+	connect_own(cid, cqp->qp_num, sqp->qp_num);
 	printf("connected\n");
 	fflush(stdout);
 
@@ -440,10 +452,8 @@ static void try_busy_connecting(struct ibv_qp *qp)
 static int attack(int n, char **qpns)
 {
 	struct ibv_qp *a_cli, *a_srv, *a_cli2;
-	struct rdma_cm_id *cid, *sid;
-	struct rdma_conn_param p;
-	struct rdma_cm_event *ev;
-	int i, ests;
+	struct rdma_cm_id *cid;
+	int i;
 
 	a_cli = own_qp();
 	a_srv = own_qp();
@@ -464,17 +474,7 @@ static int attack(int n, char **qpns)
 	try_busy_connecting(a_cli2);
 	/* the control: our own QPs connect with the very same calls */
 	cid = client_id();
-	p = conn(a_cli->qp_num);
-	if (rdma_connect(cid, &p))
-		die("attacker's own rdma_connect");
-	ev = next_event(RDMA_CM_EVENT_CONNECT_REQUEST);
-	sid = ev->id;
-	rdma_ack_cm_event(ev);
-	p = conn(a_srv->qp_num);
-	result(!rdma_accept(sid, &p), "own QPs %u and %u: accept",
-	       a_cli->qp_num, a_srv->qp_num);
-	for (ests = 0; ests < 2; ests++)
-		expect_event(RDMA_CM_EVENT_ESTABLISHED);
+	connect_own(cid, a_cli->qp_num, a_srv->qp_num);
 	result(1, "own QPs %u and %u connected", a_cli->qp_num, a_srv->qp_num);
 	/* bound and in RTS: neither may be named again */
 	try_connect(a_cli->qp_num, EBUSY);

@@ -1608,25 +1608,17 @@ static int softiw_iw_create_listen(struct iw_cm_id *id, int backlog)
 	return 0;
 }
 
-static int softiw_iw_destroy_listen(struct iw_cm_id *id)
+/*
+ * Take @l off its listening socket; the socket goes with its last listen.
+ * Connections still in MPA setup will never be offered: they are dropped.
+ */
+static void ls_leave(struct softiw_listener *l)
 {
-	struct softiw_listener *l = id->provider_data;
-	struct softiw_lsock *ls, *gone = NULL;
+	struct softiw_lsock *ls = l->ls, *gone = NULL;
 	struct softiw_cep *cep, *next;
 
-	if (!l)
-		return 0;
-	if (!l->ls) {
-		/* dormant (another namespace's): nothing was listening */
-		id->provider_data = NULL;
-		kfree(l);
-		id->rem_ref(id);
-		return 0;
-	}
 	mutex_lock(&softiw_cm_mutex);
-	ls = l->ls;
 	list_del(&l->entry);
-	/* connections still in MPA setup will never be offered: drop them */
 	list_for_each_entry_safe(cep, next, &l->pending, pending) {
 		cep_unpend(cep);
 		cep_post(cep, CEP_EV_ABORT);
@@ -1636,11 +1628,22 @@ static int softiw_iw_destroy_listen(struct iw_cm_id *id)
 		ls_stop(ls);
 		gone = ls;
 	}
-	id->provider_data = NULL;
 	mutex_unlock(&softiw_cm_mutex);
 
 	if (gone)
 		ls_destroy(gone);
+}
+
+static int softiw_iw_destroy_listen(struct iw_cm_id *id)
+{
+	struct softiw_listener *l = id->provider_data;
+
+	if (!l)
+		return 0;
+	/* a dormant listen (another namespace's) has no socket to leave */
+	if (l->ls)
+		ls_leave(l);
+	id->provider_data = NULL;
 	kfree(l);
 	id->rem_ref(id);
 	return 0;

@@ -143,6 +143,18 @@ void softiw_rm_uncharge(struct softiw_device *sdev,
 		atomic_sub(n, &uctx->proc->rm.used[res]);
 }
 
+/* Warn about anything still charged to @u (@whose: for the message). */
+static void rm_usage_check_empty(const struct softiw_rm_usage *u,
+				 const char *whose)
+{
+	int i;
+
+	for (i = 0; i < SOFTIW_NR_RES; i++)
+		WARN(atomic_read(&u->used[i]), "%s: %d %s still charged\n",
+		     whose, atomic_read(&u->used[i]),
+		     softiw_rm_limits[i].name);
+}
+
 int softiw_rm_proc_attach(struct softiw_device *sdev,
 			  struct softiw_ucontext *uctx)
 {
@@ -171,18 +183,13 @@ void softiw_rm_proc_detach(struct softiw_device *sdev,
 			   struct softiw_ucontext *uctx)
 {
 	struct softiw_rm_proc *p = uctx->proc;
-	int i;
 
 	mutex_lock(&sdev->rm_procs_lock);
 	if (--p->contexts) {
 		p = NULL;
 	} else {
 		list_del(&p->entry);
-		for (i = 0; i < SOFTIW_NR_RES; i++)
-			WARN(atomic_read(&p->rm.used[i]),
-			     "%d %s still charged to a process\n",
-			     atomic_read(&p->rm.used[i]),
-			     softiw_rm_limits[i].name);
+		rm_usage_check_empty(&p->rm, "a process");
 	}
 	mutex_unlock(&sdev->rm_procs_lock);
 	uctx->proc = NULL;
@@ -194,12 +201,7 @@ void softiw_rm_proc_detach(struct softiw_device *sdev,
 
 void softiw_rm_check_empty(struct softiw_device *sdev)
 {
-	int i;
-
-	for (i = 0; i < SOFTIW_NR_RES; i++)
-		WARN(atomic_read(&sdev->rm.used[i]), "%s: %d %s still charged\n",
-		     dev_name(&sdev->ibdev.dev), atomic_read(&sdev->rm.used[i]),
-		     softiw_rm_limits[i].name);
+	rm_usage_check_empty(&sdev->rm, dev_name(&sdev->ibdev.dev));
 }
 
 bool softiw_rm_share_take(struct softiw_share_win *w,
