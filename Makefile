@@ -87,9 +87,10 @@ fuzz:
 bench-proto:
 	$(MAKE) -C tests bench-proto
 
-# BENCH_KVER: kernel to benchmark on (default: the 6.1 kernel, for which
-# upstream siw can be built); BENCH_ROUNDS: rounds to take medians of
-# (default 3); PEER=siw adds upstream siw, built from linux-source-6.1
+# BENCH_KVER: kernel to benchmark on (default: the 6.1 kernel, the series
+# of the published figures); BENCH_ROUNDS: rounds to take medians of
+# (default 3); PEER=siw adds upstream siw, built from the kernel's
+# linux-source package
 bench: provider
 	tools/bench/bench.sh "$(BENCH_KVER)" $(or $(BENCH_ROUNDS),3) "$(PEER)"
 

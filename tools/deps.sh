@@ -7,7 +7,7 @@ PKGS="
 build-essential pkg-config kmod xz-utils zstd cpio python3 binutils util-linux
 linux-image-amd64 linux-headers-amd64
 linux-image-6.12-amd64 linux-headers-6.12-amd64
-linux-source-6.1 sparse dwarves libelf-dev dkms
+linux-source-6.1 linux-source-6.12 sparse dwarves libelf-dev dkms
 qemu-system-x86 busybox-static
 rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
 libibverbs-dev librdmacm-dev

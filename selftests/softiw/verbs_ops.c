@@ -1321,6 +1321,30 @@ TEST(cq_flood_fair_share)
 	env_close(&e);
 }
 
+/*
+ * A QP on an SRQ entering ERROR raises IBV_EVENT_QP_LAST_WQE_REACHED
+ * (the SRQ gives it nothing more; the kernel's ib_drain_rq() waits for
+ * it), once, and only for that QP.
+ */
+TEST(srq_last_wqe_reached)
+{
+	struct env_opts o = { .srq_wr = 16, .nconn = 1 };
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_async_event ev;
+	struct env e;
+
+	env_open(_metadata, &e, &o);
+	ASSERT_FALSE(wait_async(&e, IBV_EVENT_QP_LAST_WQE_REACHED, QUIET_MS,
+				&ev)) TH_LOG("LAST_WQE_REACHED before any error");
+	ASSERT_EQ(0, ibv_modify_qp(e.sid[0]->qp, &a, IBV_QP_STATE));
+	ASSERT_TRUE(wait_async(&e, IBV_EVENT_QP_LAST_WQE_REACHED, TMO_MS, &ev))
+		TH_LOG("no LAST_WQE_REACHED for the SRQ's QP in ERROR");
+	ASSERT_EQ(e.sid[0]->qp, ev.element.qp);
+	ASSERT_FALSE(wait_async(&e, IBV_EVENT_QP_LAST_WQE_REACHED, QUIET_MS,
+				&ev)) TH_LOG("a second LAST_WQE_REACHED");
+	env_close(&e);
+}
+
 TEST(srq_limit_event)
 {
 	struct env_opts o = { .srq_wr = 16, .nconn = 1 };

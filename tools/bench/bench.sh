@@ -7,8 +7,8 @@
 # core micro-benchmark on the host (tests/bench), then, in one VM boot
 # (tools/vm/run, whose guest kernel log check applies), perftest over
 # softiw (CRC on and off), rxe and, with PEER=siw, upstream siw (built
-# from Debian's linux-source-6.1 by siw-build.sh, so only on a 6.1 kernel,
-# the default here), plus iperf3, all over 1500-MTU veth pairs
+# from Debian's linux-source of the kernel's series by siw-build.sh; a 6.1
+# kernel is the default here), plus iperf3, all over 1500-MTU veth pairs
 # (bench-guest.sh says how), ROUNDS rounds with the subjects alternating.
 # Prints a table of medians with ratios and keeps the raw perftest output
 # in build/bench/.  Under TCG (no KVM) absolute figures are those of an
@@ -95,7 +95,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 kver=${1:-}
 if [ -z "$kver" ]; then
-	# the kernel siw can be built for, else the default one
+	# a 6.1 kernel (the series of the published figures), else the default
 	for v in /boot/vmlinuz-6.1.*; do
 		[ -d "/lib/modules/${v#/boot/vmlinuz-}/build" ] && kver=${v#/boot/vmlinuz-}
 	done
@@ -118,7 +118,7 @@ make -s -C "$top" module KVER="$kver" >/dev/null || exit 1
 make -s -C "$top/tools/cmsync" >/dev/null || exit 1
 siw_ko=
 if [ "$peer" = siw ]; then
-	siw_ko=$("$here/siw-build.sh" "$kver") || exit 1
+	siw_ko=$("$top/tools/siw-build.sh" "$kver") || exit 1
 fi
 mkdir -p "$top/build/bench" || exit 1
 raw=$top/build/bench/bench-$(date -u +%Y%m%dT%H%M%SZ).log

@@ -11,7 +11,7 @@
 # guest (perf record -a, linux-perf) while the client ran.
 #
 # With PEER=siw the same run profiles upstream siw instead (built by
-# siw-build.sh; 6.1 only), for a side-by-side look at where each spends
+# tools/siw-build.sh), for a side-by-side look at where each spends
 # its time.  PERF_ARGS go to perf report (e.g. "--sort symbol").
 #
 #   tools/bench/profile.sh write_bw 65536
@@ -33,7 +33,7 @@ if [ "${SOFTIW_IN_VM:-}" != 1 ]; then
 	make -s -C "$top" module provider KVER="$kver" >/dev/null
 	siw_ko=
 	if [ "$peer" = siw ]; then
-		siw_ko=$("$top/tools/bench/siw-build.sh" "$kver") || exit 1
+		siw_ko=$("$top/tools/siw-build.sh" "$kver") || exit 1
 	fi
 	exec "$top/tools/vm/run" --kver "$kver" --timeout 900 -- \
 		env SOFTIW_IN_VM=1 SIW_KO="$siw_ko" PERF_ARGS="${PERF_ARGS:-}" \

@@ -3,10 +3,13 @@
 #
 # tools/vm/selftests-guest.sh DIR TEST...: runs inside the VM (via
 # tools/vm/run, from tools/vm/selftests.sh).  Runs each selftest of DIR in
-# turn, each under the timeout from DIR/settings, and prints one TAP line
+# turn, each under the timeout from DIR/settings (or its own, from a
+# "# timeout=SECS" line in the test), and prints one TAP line
 # per test, numbered from 1: `ok N - name`, `ok N - name # SKIP` (exit 4),
 # `not ok N - name` (anything else; 124 = timeout).  A test's own output is
-# indented as TAP comments ("# ..."), so only these lines count.
+# indented as TAP comments ("# ..."), so only these lines count.  After a
+# timeout the blocked tasks' stacks go to the kernel log (sysrq w) and
+# its tail is shown.
 dir=$1
 shift
 tmo=120
@@ -16,13 +19,19 @@ for t in "$@"; do
 	n=$((n + 1))
 	name=${t%.sh}
 	out=/tmp/selftest-$name.out
-	timeout -k 5 "$tmo" "$dir/$t" >"$out" 2>&1 </dev/null
+	ttmo=$(sed -n 's/^# timeout=\([0-9]*\)$/\1/p' "$dir/$t" | head -n 1)
+	ttmo=${ttmo:-$tmo}
+	timeout -k 5 "$ttmo" "$dir/$t" >"$out" 2>&1 </dev/null
 	rc=$?
 	sed 's/^/# /' "$out"
+	if [ $rc = 124 ]; then
+		echo w >/proc/sysrq-trigger 2>/dev/null
+		dmesg | tail -n 150 | sed 's/^/# dmesg: /'
+	fi
 	case $rc in
 	0) echo "ok $n - $name" ;;
 	4) echo "ok $n - $name # SKIP $(grep -m1 '^SKIP: ' "$out" | cut -c7-)" ;;
-	124) echo "not ok $n - $name # TIMEOUT ${tmo}s" ;;
+	124) echo "not ok $n - $name # TIMEOUT ${ttmo}s" ;;
 	*) echo "not ok $n - $name # exit $rc" ;;
 	esac
 done

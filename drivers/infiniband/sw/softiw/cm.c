@@ -4,17 +4,22 @@
  * sockets, connection endpoints (CEPs), the MPA Request/Reply exchange
  * (RFC 5044, RFC 6581) and the teardown of a stream.
  *
- * Listening sockets are shared: rdma_cm calls iw_create_listen on every
- * iWARP device for a wildcard listen, so one kernel TCP socket serves all
- * listens on the same (netns, address, port).  Only devices whose netdev
- * is in the listening id's namespace listen; on the others the listen is
- * dormant (no socket), so a namespace's ports and connections stay its
- * own.  Each listen is a struct
- * softiw_listener on that socket's list; a new connection goes to the
- * listener whose device's netdev owns the connection's local address
- * (else the first), which is the device rdma_cm will match it to.  This
- * also lets loopback connections, which arrive on "lo", reach a wildcard
- * listener (binding each listener to its netdev would not).
+ * Listening sockets: rdma_cm calls iw_create_listen on every iWARP
+ * device for a wildcard listen.  Only devices whose netdev is in the
+ * listening id's namespace listen; on the others the listen is dormant
+ * (no socket), so a namespace's ports and connections stay its own.  A
+ * wildcard listen's socket is bound to the device's netdev (as upstream
+ * siw binds its own), so it takes the port on that netdev only and other
+ * iWARP drivers can listen on the same port on theirs.  Connections to
+ * one of the netdev's own addresses from this host travel over "lo" but
+ * are still matched to the netdev owning the address (the kernel routes
+ * local traffic with that device as the input interface), so loopback
+ * reaches a bound listener; 127.0.0.1 and ::1 belong to "lo", and to a
+ * device on it.  A listen on a specific address binds the address and no
+ * device.  Sockets are shared by (netns, address, port, device): each
+ * listen is a struct softiw_listener on its socket's list, and a new
+ * connection goes to the listener whose device owns the connection's
+ * local address (else the first).
  *
  * A CEP owns one TCP socket.  Its socket callbacks (softirq) only set an
  * event bit and queue the CEP's work item; every decision runs in that
@@ -163,6 +168,7 @@ struct softiw_lsock {
 	struct list_head entry;		/* on softiw_lsocks */
 	struct net *net;
 	struct sockaddr_storage addr;	/* as bound */
+	int ifindex;			/* netdev bound to, 0: none */
 	struct socket *sock;
 	struct list_head listeners;	/* struct softiw_listener.entry */
 	struct work_struct accept_work;
@@ -1098,6 +1104,15 @@ static bool cm_addr_equal(const struct sockaddr_storage *a,
 	       ((const struct sockaddr_in6 *)b)->sin6_scope_id;
 }
 
+/* The wildcard address (of either family), as rdma_cm's listens use it. */
+static bool cm_addr_any(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       htonl(INADDR_ANY);
+	return ipv6_addr_any(&((const struct sockaddr_in6 *)a)->sin6_addr);
+}
+
 static bool cm_v4_on_dev(struct net_device *ndev, __be32 addr)
 {
 	struct net_device *dev;
@@ -1464,19 +1479,22 @@ static void ls_accept_work(struct work_struct *w)
 }
 
 static struct softiw_lsock *ls_find(struct net *net,
-				    const struct sockaddr_storage *addr)
+				    const struct sockaddr_storage *addr,
+				    int ifindex)
 {
 	struct softiw_lsock *ls;
 
 	lockdep_assert_held(&softiw_cm_mutex);
 	list_for_each_entry(ls, &softiw_lsocks, entry)
-		if (net_eq(ls->net, net) && cm_addr_equal(&ls->addr, addr))
+		if (net_eq(ls->net, net) && ls->ifindex == ifindex &&
+		    cm_addr_equal(&ls->addr, addr))
 			return ls;
 	return NULL;
 }
 
 static struct softiw_lsock *ls_create(struct softiw_device *sdev,
-				      struct iw_cm_id *id, int backlog)
+				      struct iw_cm_id *id, int ifindex,
+				      int backlog)
 {
 	struct softiw_lsock *ls;
 	struct sock *sk;
@@ -1489,12 +1507,18 @@ static struct softiw_lsock *ls_create(struct softiw_device *sdev,
 	INIT_WORK(&ls->accept_work, ls_accept_work);
 	ls->net = dev_net(sdev->netdev);
 	ls->addr = id->local_addr;
+	ls->ifindex = ifindex;
 
 	ret = cm_sock_create(sdev, ls->addr.ss_family, &ls->sock);
 	if (ret)
 		goto err_free;
 	sk = ls->sock->sk;
 	sock_set_reuseaddr(sk);
+	if (ifindex) {
+		ret = sock_bindtoindex(sk, ifindex, true);
+		if (ret)
+			goto err_sock;
+	}
 	if (ls->addr.ss_family == AF_INET6 && id->afonly)
 		ip6_sock_set_v6only(sk);
 	if (id->tos_set && ls->addr.ss_family == AF_INET)
@@ -1567,6 +1591,7 @@ static int softiw_iw_create_listen(struct iw_cm_id *id, int backlog)
 	struct net *net = cm_id_net(id);
 	struct softiw_listener *l;
 	struct softiw_lsock *ls;
+	int ifindex = 0;
 
 	if (!cm_family_ok(&id->local_addr))
 		return -EAFNOSUPPORT;
@@ -1591,10 +1616,13 @@ static int softiw_iw_create_listen(struct iw_cm_id *id, int backlog)
 		return 0;
 	}
 
+	/* a wildcard listen takes its port on the device's netdev only */
+	if (cm_addr_any(&id->local_addr))
+		ifindex = sdev->netdev->ifindex;
 	mutex_lock(&softiw_cm_mutex);
-	ls = ls_find(dev_net(sdev->netdev), &id->local_addr);
+	ls = ls_find(dev_net(sdev->netdev), &id->local_addr, ifindex);
 	if (!ls)
-		ls = ls_create(sdev, id, backlog);
+		ls = ls_create(sdev, id, ifindex, backlog);
 	if (IS_ERR(ls)) {
 		mutex_unlock(&softiw_cm_mutex);
 		kfree(l);

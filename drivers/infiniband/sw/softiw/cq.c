@@ -19,6 +19,7 @@
 #include "softiw.h"
 #include "cq.h"
 #include "qp.h"
+#include "txrx.h"
 
 /*
  * The consumer index.  A process may write anything there: a value not in
@@ -33,8 +34,11 @@ static u32 cq_tail(struct softiw_cq *cq)
 			       cq->tail;
 }
 
-static void cq_error_event(struct softiw_cq *cq)
+/* The overflow event, from a work item: no softiw lock is held. */
+static void cq_event_work(struct work_struct *work)
 {
+	struct softiw_cq *cq = container_of(work, struct softiw_cq,
+					    event_work);
 	struct ib_event ev = {
 		.device = cq->ibcq.device,
 		.element.cq = &cq->ibcq,
@@ -119,7 +123,7 @@ int softiw_cq_add(struct softiw_cq *cq, const struct softiw_cqe *cqe,
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
 	if (raise)
-		cq_error_event(cq);
+		softiw_queue_work(&cq->event_work);
 	return ret;
 }
 
@@ -200,6 +204,7 @@ int softiw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->tail = 0;
 	cq->notify = 0;
 	cq->overflow = false;
+	INIT_WORK(&cq->event_work, cq_event_work);
 	atomic_set(&cq->rq_users, 0);
 	cq->win.gen = 0;
 	cq->win.takes = 0;
@@ -217,7 +222,8 @@ int softiw_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct softiw_cq *cq = to_softiw_cq(ibcq);
 
-	/* ib_core refuses while a QP or SRQ still uses the CQ */
+	/* ib_core refuses while a QP or SRQ still uses the CQ: none adds */
+	cancel_work_sync(&cq->event_work);
 	if (cq->ring.ctrl)
 		softiw_uring_destroy(&cq->ring);
 	else

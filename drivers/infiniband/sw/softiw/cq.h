@@ -10,7 +10,8 @@
  * (workqueue or a poster's system call), the RX engine (softirq) and
  * flushing (process context).  A full CQ never overwrites an unread
  * entry: the new completion is dropped, the CQ is marked in error and
- * IB_EVENT_CQ_ERR is raised once.
+ * IB_EVENT_CQ_ERR is raised once, from @event_work (no softiw lock held,
+ * so the handler may poll or post).
  *
  * Locking: softiw_cq.lock (irqsave) guards the ring indices, the notify
  * state and the overflow flag.  The completion handler is called with no
@@ -19,6 +20,7 @@
 #ifndef SOFTIW_CQ_H
 #define SOFTIW_CQ_H
 
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/softiw-abi.h>
 
@@ -36,6 +38,7 @@
  * @ring: a user CQ's mapped ring (@queue is its entries), else unused
  * @notify: armed notification: 0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP
  * @overflow: an entry was dropped; the CQ is in error
+ * @event_work: raises IB_EVENT_CQ_ERR after an overflow
  * @rq_users: QPs that have this CQ as their receive CQ
  * @win: fair-share window of receive completions (softiw_cq_rq_take())
  */
@@ -48,6 +51,7 @@ struct softiw_cq {
 	u32 tail;
 	u32 notify;
 	bool overflow;
+	struct work_struct event_work;
 	atomic_t rq_users;
 	struct softiw_share_win win;
 	struct softiw_uring ring;

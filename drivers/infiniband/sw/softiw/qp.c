@@ -26,7 +26,8 @@
  * queue lock: an entry posted just before the change is flushed, one
  * posted after it sees ERROR and queues the flush itself.  Completion
  * handlers are called with no QP lock held, never from post_send or
- * post_recv.  The QP table (sdev->qp_xa) is read under RCU alone
+ * post_recv; asynchronous events come from @event_work, with no softiw
+ * lock held.  The QP table (sdev->qp_xa) is read under RCU alone
  * (the doorbell at every post, the CM, iw_cm's get_qp):
  * destroy_qp waits a grace period after the erase, so a QP found that
  * way is still memory, and a reference is taken only while it is live.
@@ -340,16 +341,34 @@ static void qp_flush_work(struct work_struct *work)
 		qp_flush(qp);
 }
 
-static void qp_event(struct softiw_qp *qp, enum ib_event_type type)
+/*
+ * Asynchronous events reach the consumer from this work item, with no
+ * softiw lock held, so its handler may post, poll or modify; each
+ * pending type is delivered once, in the order of enum ib_event_type
+ * (errors before IB_EVENT_QP_LAST_WQE_REACHED).
+ */
+static void qp_event_work(struct work_struct *work)
 {
+	struct softiw_qp *qp = container_of(work, struct softiw_qp,
+					    event_work);
+	unsigned long pending = xchg(&qp->events, 0);
 	struct ib_event ev = {
 		.device = qp->ibqp.device,
 		.element.qp = &qp->ibqp,
-		.event = type,
 	};
+	unsigned int type;
 
-	if (qp->ibqp.event_handler)
-		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	for_each_set_bit(type, &pending, BITS_PER_LONG) {
+		ev.event = type;
+		if (qp->ibqp.event_handler)
+			qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	}
+}
+
+static void qp_event(struct softiw_qp *qp, enum ib_event_type type)
+{
+	set_bit(type, &qp->events);
+	softiw_queue_work(&qp->event_work);
 }
 
 /* ---- state changes ---- */
@@ -375,6 +394,9 @@ static void qp_enter_error(struct softiw_qp *qp, int event, bool abortive)
 	softiw_queue_work(&qp->flush_work);
 	if (event >= 0)
 		qp_event(qp, event);
+	/* the SRQ gives this QP nothing more: ib_drain_rq() waits for this */
+	if (qp->srq)
+		qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 }
 
 void softiw_qp_error(struct softiw_qp *qp, int event)
@@ -752,6 +774,7 @@ int softiw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	qp->max_recv_sge = attr->cap.max_recv_sge;
 	qp->max_inline = attr->cap.max_inline_data;
 	INIT_WORK(&qp->flush_work, qp_flush_work);
+	INIT_WORK(&qp->event_work, qp_event_work);
 	softiw_txrx_qp_init(qp);
 
 	ret = softiw_wq_init(&qp->sq, attr->cap.max_send_wr,
@@ -824,9 +847,14 @@ int softiw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	softiw_qp_put(qp);
 	wait_for_completion(&qp->released);
-	/* no reference is left, so no one can queue the flush again */
+	/*
+	 * No reference is left, so no one raises an event any more (one
+	 * not delivered yet is dropped) ...
+	 */
+	cancel_work_sync(&qp->event_work);
+	/* ... nor queues the flush, which a handler's post could have done */
 	cancel_work_sync(&qp->flush_work);
-	/* ... nor kick the engine */
+	/* ... nor kicks the engine */
 	softiw_txrx_qp_destroy(qp);
 
 	softiw_uring_destroy(&qp->urq);
@@ -882,6 +910,8 @@ static int qp_reset(struct softiw_qp *qp)
 	softiw_txrx_detach(qp);
 	flush_work(&qp->flush_work);
 	qp_flush(qp);
+	/* the old stream's events not delivered yet are not the new one's */
+	xchg(&qp->events, 0);
 	spin_lock_irqsave(&qp->state_lock, flags);
 	WRITE_ONCE(qp->state, SOFTIW_QP_IDLE);
 	qp->ib_state = IB_QPS_RESET;

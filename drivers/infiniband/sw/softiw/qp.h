@@ -163,6 +163,8 @@ struct softiw_srq {
 	struct ib_srq ibsrq;
 	struct softiw_wq rq;	/* of struct softiw_rqe */
 	u32 limit;		/* srq_limit; 0 = not armed; rq.lock */
+	/* raises IB_EVENT_SRQ_LIMIT_REACHED with no lock held */
+	struct work_struct event_work;
 	u32 max_sge;
 	bool is_user;
 	struct softiw_uring ring;	/* user SRQ: the process's ring */
@@ -200,6 +202,8 @@ struct softiw_srq {
  * @ord_wish, @ird_wish: IB_QP_MAX_QP_RD_ATOMIC / MAX_DEST_RD_ATOMIC
  * @flush_work: completes every outstanding entry once in ERROR
  *	(softiw_qp_error(), posts in ERROR)
+ * @event_work, @events: delivers the asynchronous events pending in
+ *	@events (a bit per enum ib_event_type) with no lock held
  * @usq, @urq: a user QP's SQ and RQ rings (uring.h); the kernel copies
  *	their entries into @sq and @rq under the queue's lock
  * @ring_error: the process broke a ring: nothing more is executed from
@@ -247,6 +251,8 @@ struct softiw_qp {
 	u8 ord_wish;
 	u8 ird_wish;
 	struct work_struct flush_work;
+	struct work_struct event_work;
+	unsigned long events;
 	struct softiw_uring usq;
 	struct softiw_uring urq;
 	bool ring_error;

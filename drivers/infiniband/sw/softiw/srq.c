@@ -11,9 +11,9 @@
  *
  * Locking: srq->rq.lock (irqsave, the RX engine takes entries in
  * softirq) guards the ring indices and @limit.  The limit event is
- * raised after the lock is dropped; it fires once per arming
- * (modify_srq with IB_SRQ_LIMIT), when the number of posted entries
- * drops below the limit.
+ * raised from a work item, with no softiw lock held; it fires once per
+ * arming (modify_srq with IB_SRQ_LIMIT), when the number of posted
+ * entries drops below the limit.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,6 +21,7 @@
 
 #include "softiw.h"
 #include "qp.h"
+#include "txrx.h"
 
 /* A user SRQ's ring, and the response that says where to map it. */
 static int srq_create_ring(struct softiw_srq *srq, struct ib_udata *udata)
@@ -38,6 +39,21 @@ static int srq_create_ring(struct softiw_srq *srq, struct ib_udata *udata)
 	if (ret)
 		softiw_uring_destroy(&srq->ring);
 	return ret;
+}
+
+/* The limit event, from a work item: no softiw lock is held. */
+static void srq_event_work(struct work_struct *work)
+{
+	struct softiw_srq *srq = container_of(work, struct softiw_srq,
+					      event_work);
+	struct ib_event ev = {
+		.device = srq->ibsrq.device,
+		.element.srq = &srq->ibsrq,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
+
+	if (srq->ibsrq.event_handler)
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
 }
 
 int softiw_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
@@ -69,6 +85,7 @@ int softiw_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	srq->max_sge = a->max_sge;
 	/* srq_limit is meaningless at creation: armed by modify_srq only */
 	srq->limit = 0;
+	INIT_WORK(&srq->event_work, srq_event_work);
 	srq->is_user = !!udata;
 	if (udata) {
 		ret = srq_create_ring(srq, udata);
@@ -124,7 +141,8 @@ int softiw_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct softiw_srq *srq = to_softiw_srq(ibsrq);
 
-	/* ib_core refuses while a QP still uses the SRQ */
+	/* ib_core refuses while a QP still uses the SRQ: none can raise */
+	cancel_work_sync(&srq->event_work);
 	softiw_uring_destroy(&srq->ring);
 	vfree(srq->rq.slots);
 	softiw_rm_uncharge(to_softiw_dev(ibsrq->device), srq->uctx,
@@ -162,18 +180,6 @@ int softiw_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	if (ret)
 		*bad_wr = wr;
 	return ret;
-}
-
-static void srq_limit_event(struct softiw_srq *srq)
-{
-	struct ib_event ev = {
-		.device = srq->ibsrq.device,
-		.element.srq = &srq->ibsrq,
-		.event = IB_EVENT_SRQ_LIMIT_REACHED,
-	};
-
-	if (srq->ibsrq.event_handler)
-		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
 }
 
 /*
@@ -237,7 +243,7 @@ bool softiw_srq_take(struct softiw_srq *srq, struct softiw_rqe *rqe,
 			  qp->ibqp.qp_num, qp_takes, win_takes);
 	}
 	if (limit)
-		srq_limit_event(srq);
+		softiw_queue_work(&srq->event_work);
 	if (bad < 0) {
 		/* the taker completes the bad entry and stops */
 		softiw_rq_done(qp, rqe, rqe->status, 0, false, 0, false);

@@ -198,6 +198,22 @@ static void softiw_dealloc_ucontext(struct ib_ucontext *ibucontext)
 	softiw_rm_proc_detach(to_softiw_dev(ibucontext->device), uctx);
 }
 
+/*
+ * The device is going away (rdma link delete, its netdev unregistered,
+ * its namespace torn down) while a process still has this context open.
+ * ib_core has destroyed every object of the context already and calls
+ * dealloc_ucontext next, so removal need not wait for the process, which
+ * sees errors from then on.  The doorbell file is severed here (ENODEV).
+ * Nothing needs zapping: a ring's pages are held by the process's
+ * mapping (softiw_mmap()), not by their object, and the kernel neither
+ * reads nor writes them once the object is destroyed.
+ */
+static void softiw_disassociate_ucontext(struct ib_ucontext *ibucontext)
+{
+	softiw_doorbell_sever(container_of(ibucontext, struct softiw_ucontext,
+					   ibucontext));
+}
+
 static int softiw_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct softiw_device *sdev = to_softiw_dev(ibpd->device);
@@ -241,6 +257,7 @@ const struct ib_device_ops softiw_verbs_ops = {
 	.get_port_immutable = softiw_get_port_immutable,
 	.alloc_ucontext = softiw_alloc_ucontext,
 	.dealloc_ucontext = softiw_dealloc_ucontext,
+	.disassociate_ucontext = softiw_disassociate_ucontext,
 	.mmap = softiw_mmap,
 	.mmap_free = softiw_mmap_free,
 	.alloc_pd = softiw_alloc_pd,
