@@ -25,11 +25,11 @@
 # processes killed), and rmmod with all of it in place.  After each,
 # every process ends within 10 s of being killed, a device delete or
 # rmmod returns within 20 s, and once the processes are gone no
-# connection endpoint and no listening socket is left (debugfs).  rmmod
-# either unloads the module or, while a process holds a softiw context
-# (its doorbell file is the module's), is refused with "in use" and
-# succeeds once the processes are gone.  The module then unloads cleanly
-# (dp_cleanup).
+# connection endpoint, no listening socket (debugfs) and no QP (rdma
+# resource) is left.  rmmod either unloads the module or, while a
+# process holds a softiw context (its doorbell file is the module's), is
+# refused with "in use" and succeeds once the processes are gone.  The
+# module then unloads cleanly (dp_cleanup).
 #
 # timeout=600
 . "$(dirname "$0")/lib.sh"
@@ -149,8 +149,9 @@ finish() {
 		wait "$p" 2>/dev/null
 	done
 	wait_for 20 sh -c "[ \$(cat $D/cm_endpoints 2>/dev/null || echo 0) = 0 ] &&
-		[ \$(cat $D/cm_listen_sockets 2>/dev/null || echo 0) = 0 ]" ||
-		fail "$1: $(endpoints) endpoints and $(lsocks) listening sockets left"
+		[ \$(cat $D/cm_listen_sockets 2>/dev/null || echo 0) = 0 ] &&
+		! rdma resource show qp 2>/dev/null | grep -q 'link sw[01]/'" ||
+		fail "$1: $(endpoints) endpoints, $(lsocks) listening sockets and QPs $(rdma resource show qp | grep 'link sw[01]/') left"
 }
 
 # timed WHAT CMD...: CMD must succeed within 20 s

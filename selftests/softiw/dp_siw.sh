@@ -23,12 +23,13 @@
 #
 # In each device order (softiw's devices registered first, then siw's
 # first), with the server in either namespace: rping -V siw->softiw and
-# softiw->siw over IPv4, then (softiw first only) over IPv6 and softiw's
-# loopback; perftest ib_write_bw and ib_send_lat both ways; and
-# cm_cycle's connection churn: DP_SIW_CYCLES (default 1000)
-# connect/establish/disconnect cycles softiw->softiw while siw listens
-# on the same port, and a quarter of that each way between the drivers;
-# not one may be refused.
+# softiw->siw over IPv4, then (softiw first only) over IPv6, softiw's
+# loopback and to both drivers' specific addresses on one port at once;
+# perftest ib_write_bw and ib_send_lat both ways; and
+# (softiw first only) cm_cycle's connection churn: DP_SIW_CYCLES
+# (default 1000) connect/establish/disconnect cycles softiw->softiw while
+# siw listens on the same port, and a quarter of that each way between
+# the drivers; not one may be refused.
 #
 # timeout=600
 . "$(dirname "$0")/lib.sh"
@@ -174,19 +175,41 @@ churn() {
 	log "$what: server: $(tail -n 1 "$DP_TMP/$what.srv") ($(since))"
 }
 
+# both_wires ORDER: rping -V over the a and b wires (one end softiw, the
+# other siw) with the server on the wildcard address in either namespace
+both_wires() {
+	for sns in ns1 ns0; do
+		if [ $sns = ns1 ]; then sa=2; else sa=1; fi
+		# in ns1 the b wire's server end is softiw (sw1), the a wire's siw
+		rping_v "$1 $sns b-wire" $sns 0.0.0.0 10.82.0.$sa
+		rping_v "$1 $sns a-wire" $sns 0.0.0.0 10.81.0.$sa
+	done
+}
+
 # Device order 1: softiw's devices first, so every listen reaches them
 # before siw's.
 links_softiw
 links_siw
-for sns in ns1 ns0; do
-	if [ $sns = ns1 ]; then sa=2; else sa=1; fi
-	# in ns1 the b wire's server end is softiw (sw1), the a wire's siw
-	rping_v "softiw-first $sns b-wire" $sns 0.0.0.0 10.82.0.$sa
-	rping_v "softiw-first $sns a-wire" $sns 0.0.0.0 10.81.0.$sa
-done
+both_wires softiw-first
 rping_v "ipv6 siw->softiw" ns1 :: fd82::2
 rping_v "ipv6 softiw->siw" ns1 :: fd81::2
 CLI_NS=ns1 rping_v "softiw loopback" ns1 0.0.0.0 10.82.0.2
+# specific addresses: one port, a listen on softiw's address and one on
+# siw's, at once
+port=$((port + 1))
+dp_bg spec.sw ns1 120 rping -s -a 10.82.0.2 -p $port -V -C 20 -S 4096
+ssw=$DP_LAST
+dp_bg spec.siw ns1 120 rping -s -a 10.81.0.2 -p $port -V -C 20 -S 4096
+ssiw=$DP_LAST
+wait_for 10 sh -c "[ \$(ip netns exec ns1 ss -Htln 'sport = :$port' | wc -l) -ge 2 ]" ||
+	fail "specific addresses: not both listening on $port: $(ip netns exec ns1 ss -Htln)"
+dp_fg spec.sw.cli ns0 120 "rping client (softiw's address)" \
+	rping -c -a 10.82.0.2 -p $port -V -C 20 -S 4096
+dp_fg spec.siw.cli ns0 120 "rping client (siw's address)" \
+	rping -c -a 10.81.0.2 -p $port -V -C 20 -S 4096
+dp_wait spec.sw $ssw "rping server on softiw's address"
+dp_wait spec.siw $ssiw "rping server on siw's address"
+log "rping -V to both drivers' specific addresses on one port: ok ($(since))"
 perf write_bw-siw-to-softiw ns1 sw1 siw0 10.82.0.2 ib_write_bw -s 65536 -n 20
 perf write_bw-softiw-to-siw ns1 siw1 sw0 10.81.0.2 ib_write_bw -s 65536 -n 20
 perf send_lat-siw-to-softiw ns0 siw0 sw1 10.82.0.1 ib_send_lat -s 64 -n 200
@@ -198,10 +221,5 @@ churn "churn softiw-first" ns1 10.83.0.2:$cycles 10.82.0.2:$q 10.81.0.2:$q
 links_down
 links_siw
 links_softiw
-for sns in ns1 ns0; do
-	if [ $sns = ns1 ]; then sa=2; else sa=1; fi
-	rping_v "siw-first $sns b-wire" $sns 0.0.0.0 10.82.0.$sa
-	rping_v "siw-first $sns a-wire" $sns 0.0.0.0 10.81.0.$sa
-done
-churn "churn siw-first" ns0 10.83.0.1:$q 10.82.0.1:$q 10.81.0.1:$q
+both_wires siw-first
 exit 0
