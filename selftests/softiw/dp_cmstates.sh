@@ -76,6 +76,11 @@ restore() {
 	dev_exists sw1 || run ip netns exec ns1 rdma link add sw1 type softiw netdev veth1
 	run ip -n ns0 link set veth0 up
 	run ip -n ns1 link set veth1 up
+	# after netdev_down the ports come back only once the link is up
+	for d in sw0 sw1; do
+		wait_for 10 state_is $d "4: ACTIVE" ||
+			fail "$d: port $(port_state $d) 10 s after its netdev came up"
+	done
 }
 
 # start STATE: SRV and CLI (empty for none) in that state
