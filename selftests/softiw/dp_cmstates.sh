@@ -60,11 +60,6 @@ bg() {
 endpoints() { cat $D/cm_endpoints 2>/dev/null || echo 0; }
 lsocks() { cat $D/cm_listen_sockets 2>/dev/null || echo 0; }
 alive() { kill -0 "$1" 2>/dev/null; }
-# gone PID SECS: PID has ended within SECS (a zombie has let go of all)
-gone() {
-	wait_for "$2" sh -c "! kill -0 $1 2>/dev/null ||
-		grep -q '^[0-9]* (.*) Z' /proc/$1/stat 2>/dev/null"
-}
 
 # the module, both devices and both netdevs as dp_setup left them
 restore() {
@@ -150,7 +145,7 @@ s = socket.create_connection(('$DP_B', $port)); time.sleep(100)"
 finish() {
 	for p in $SRV $CLI; do
 		kill -9 "$p" 2>/dev/null
-		gone "$p" 10 || fail "$1: process $p still there 10 s after SIGKILL"
+		dp_gone "$p" 10 || fail "$1: process $p still there 10 s after SIGKILL"
 		wait "$p" 2>/dev/null
 	done
 	wait_for 20 sh -c "[ \$(cat $D/cm_endpoints 2>/dev/null || echo 0) = 0 ] &&

@@ -89,6 +89,13 @@ dp_wait_listen() {
 		sleep 1
 }
 
+# dp_gone PID SECS: PID has ended within SECS (a zombie counts: it has
+# let go of everything)
+dp_gone() {
+	wait_for "$2" sh -c "! kill -0 $1 2>/dev/null ||
+		grep -q '^[0-9]* (.*) Z' /proc/$1/stat 2>/dev/null"
+}
+
 # dp_wait NAME PID WHAT: wait for a background job, fail unless it exited
 # 0 (124 is timeout's "timed out").
 dp_wait() {

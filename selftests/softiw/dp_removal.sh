@@ -33,8 +33,6 @@ holder() {
 		ibv_rc_pingpong -d "$3" -g 0 -p "$4"
 }
 
-# gone PID SECS: the process has ended within SECS
-gone() { wait_for "$2" sh -c "! kill -0 $1 2>/dev/null"; }
 
 # 1. rdma link delete under a live connection and idle holders
 # shellcheck disable=SC2086
@@ -61,25 +59,23 @@ rc=$?
 [ $rc = 0 ] || fail "rdma link delete sw1 with processes holding it: exited $rc (124: timed out)"
 log "rdma link delete sw1: $(($(date +%s) - t0)) s with processes holding it"
 check_no_dev sw1
-gone $srv 20 || fail "rping server (on sw1) still running 20 s after its device went"
-gone $cli 20 || fail "rping client (peer of sw1) still running 20 s after the peer's device went"
+dp_gone $srv 20 || fail "rping server (on sw1) still running 20 s after its device went"
+dp_gone $cli 20 || fail "rping client (peer of sw1) still running 20 s after the peer's device went"
 wait $srv 2>/dev/null
 wait $cli 2>/dev/null
 log "rping server: $(tail -n 1 "$DP_TMP/rping.srv")"
 log "rping client: $(tail -n 1 "$DP_TMP/rping.cli")"
 check_lacks "$(cat "$DP_TMP/rping.srv" "$DP_TMP/rping.cli")" "data mismatch" "rping before the removal"
 kill "$idle1_pid" "$idle0_pid"
-gone "$idle1_pid" 10 || fail "idle holder of the removed sw1 does not die"
-gone "$idle0_pid" 10 || fail "idle holder of sw0 does not die"
+dp_gone "$idle1_pid" 10 || fail "idle holder of the removed sw1 does not die"
+dp_gone "$idle0_pid" 10 || fail "idle holder of sw0 does not die"
 
 # 2. namespace teardown with the devices held from other namespaces
 run ip netns exec ns1 rdma link add sw1 type softiw netdev veth1
 nobody_prep
 holder idle2 ns0 sw1 18602
 idle2_pid=$DP_LAST
-# shellcheck disable=SC2086
-dp_bg idle3 ns0 120 $AS_NOBODY env RDMAV_DRIVERS="$RDMAV_DRIVERS" \
-	ibv_rc_pingpong -d sw0 -g 0 -p 18603
+holder idle3 ns0 sw0 18603
 idle3_pid=$DP_LAST
 $AS_NOBODY env RDMAV_DRIVERS="$RDMAV_DRIVERS" timeout 120 \
 	ibv_rc_pingpong -d sw1 -g 0 -p 18604 >"$DP_TMP/idle4" 2>&1 &
@@ -95,7 +91,7 @@ wait_for 20 sh -c "! [ -e $SYSIB/sw1 ] && ! [ -e $SYSIB/sw0 ]" ||
 log "ns1 deleted: sw0 and sw1 removed with processes holding them"
 kill "$idle2_pid" "$idle3_pid" "$idle4_pid"
 for p in "$idle2_pid" "$idle3_pid" "$idle4_pid"; do
-	gone "$p" 10 || fail "idle holder $p does not die after its device went"
+	dp_gone "$p" 10 || fail "idle holder $p does not die after its device went"
 done
 wait_for 10 sh -c "[ \$(cat $DBG/cm_endpoints) = 0 ]" ||
 	fail "$(cat $DBG/cm_endpoints) connection endpoints left"
