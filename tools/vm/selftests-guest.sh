@@ -8,8 +8,9 @@
 # per test, numbered from 1: `ok N - name`, `ok N - name # SKIP` (exit 4),
 # `not ok N - name` (anything else; 124 = timeout).  A test's own output is
 # indented as TAP comments ("# ..."), so only these lines count.  After a
-# timeout the blocked tasks' stacks go to the kernel log (sysrq w) and
-# its tail is shown.
+# timeout the blocked tasks' stacks go to the kernel log (sysrq w); the
+# log's first reports (a BUG or WARNING that may have caused the hang)
+# and its tail are shown.
 dir=$1
 shift
 tmo=120
@@ -26,6 +27,8 @@ for t in "$@"; do
 	sed 's/^/# /' "$out"
 	if [ $rc = 124 ]; then
 		echo w >/proc/sysrq-trigger 2>/dev/null
+		dmesg | grep -E -A 20 -m 3 'BUG|WARNING:|Oops' |
+			sed 's/^/# dmesg: /'
 		dmesg | tail -n 150 | sed 's/^/# dmesg: /'
 	fi
 	case $rc in
