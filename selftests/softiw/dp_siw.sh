@@ -24,23 +24,27 @@
 # In each device order (softiw's devices registered first, then siw's
 # first), with the server in either namespace: rping -V siw->softiw and
 # softiw->siw over IPv4, then (softiw first only) over IPv6, softiw's
-# loopback and to both drivers' specific addresses on one port at once;
-# perftest ib_write_bw and ib_send_lat both ways; and cm_cycle's
-# connection churn: DP_SIW_CYCLES (default 1000) connect/establish/
-# disconnect cycles softiw->softiw while siw listens on the same port, and
-# a quarter of that siw->softiw; not one may be refused.
+# loopback and to both drivers' specific addresses on one port at once,
+# and perftest ib_write_bw and ib_send_lat, each with either driver as
+# the server; then in each order cm_cycle's connection churn:
+# DP_SIW_CYCLES (default 1000) connect/establish/disconnect cycles
+# softiw->softiw while siw listens on the same port and a quarter of that
+# siw->softiw at once, then a quarter of it softiw->siw with softiw's
+# mpa_v2=0; not one may be refused.
 #
-# No churn softiw->siw: upstream siw as the responder (6.1 and 6.12)
-# installs its RTR receive callback only after siw_accept() has sent the
-# MPA Reply, and its PEER_CLOSE work delivers DISCONNECT and CLOSE in RDMA
-# mode whether or not ESTABLISHED went up.  An initiator whose RTR and
-# FIN both arrive in that window (a churn client disconnects as soon as it
-# is connected) makes siw deliver CLOSE to a cm_id iw_cm still has in
-# CONN_RECV: "kernel BUG at drivers/infiniband/core/iwcm.c" in
-# cm_close_handler(), which kills iw_cm's only worker and with it every
-# iWARP connection of the machine (found here by a softiw->siw churn, about
-# one BUG in 1000 cycles under TCG).  The rping and perftest runs above
-# connect softiw->siw and move data before they close.
+# Why MPA v1 for softiw->siw churn: upstream siw (6.1 and 6.12) as the
+# responder of an MPA v2 peer-to-peer connection delivers ESTABLISHED
+# only from its callback for the initiator's RTR, installs that only after
+# siw_accept() has sent the MPA Reply, and delivers DISCONNECT and CLOSE
+# on the peer's FIN whether or not ESTABLISHED went up.  A churn client
+# closes the moment it is connected, and a FIN that siw handles before
+# ESTABLISHED gives iw_cm a CLOSE for a cm_id in CONN_RECV: "kernel BUG at
+# drivers/infiniband/core/iwcm.c", which kills the worker of iw_cm's
+# ordered workqueue and with it connection setup and teardown for every
+# iWARP device (seen here three times in a few thousand cycles under
+# TCG).  Without peer-to-peer mode siw delivers ESTABLISHED from
+# siw_accept() itself.  The rping runs connect softiw->siw with MPA v2
+# and move data before they close.
 #
 # timeout=600
 . "$(dirname "$0")/lib.sh"
@@ -186,6 +190,15 @@ churn() {
 	log "$what: server: $(tail -n 1 "$DP_TMP/$what.srv") ($(since))"
 }
 
+# mpa_v1_churn ARGS...: churn ARGS with softiw offering MPA v1 (no
+# peer-to-peer mode: see the top)
+mpa_v1_churn() {
+	mpa_v2=/sys/module/softiw/parameters/mpa_v2
+	echo 0 >$mpa_v2 || fail "cannot set $mpa_v2"
+	churn "$@"
+	echo 1 >$mpa_v2 || fail "cannot set $mpa_v2"
+}
+
 # both_wires ORDER: rping -V over the a and b wires (one end softiw, the
 # other siw) with the server on the wildcard address in either namespace
 both_wires() {
@@ -226,14 +239,16 @@ perf write_bw-softiw-to-siw ns1 siw1 sw0 10.81.0.2 ib_write_bw -s 65536 -n 20
 perf send_lat-siw-to-softiw ns0 siw0 sw1 10.82.0.1 ib_send_lat -s 64 -n 200
 perf send_lat-softiw-to-siw ns0 sw0 siw1 10.81.0.1 ib_send_lat -s 64 -n 200
 q=$((cycles / 4))
-# server in ns1: sw2->sw3 and siw0->sw1
+# server in ns1: sw2->sw3 and siw0->sw1, then sw0->siw1
 churn "churn softiw-first" ns1 10.83.0.2:$cycles 10.82.0.2:$q
+mpa_v1_churn "churn softiw-first softiw->siw" ns1 10.81.0.2:$q
 
 # Device order 2: siw's first.
 links_down
 links_siw
 links_softiw
 both_wires siw-first
-# server in ns0: sw3->sw2 and siw1->sw0
+# server in ns0: sw3->sw2 and siw1->sw0, then sw1->siw0
 churn "churn siw-first" ns0 10.83.0.1:$cycles 10.81.0.1:$q
+mpa_v1_churn "churn siw-first softiw->siw" ns0 10.82.0.1:$q
 exit 0

@@ -27,7 +27,8 @@ for t in "$@"; do
 	sed 's/^/# /' "$out"
 	if [ $rc = 124 ]; then
 		echo w >/proc/sysrq-trigger 2>/dev/null
-		dmesg | grep -E -A 20 -m 3 'BUG|WARNING:|Oops' |
+		dmesg | grep -E -A 25 -m 3 \
+			'kernel BUG at|BUG:|WARNING:|general protection fault' |
 			sed 's/^/# dmesg: /'
 		dmesg | tail -n 150 | sed 's/^/# dmesg: /'
 	fi

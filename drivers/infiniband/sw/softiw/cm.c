@@ -39,8 +39,9 @@
  *
  * iw_cm rules kept here: exactly one CONNECT_REPLY after iw_connect
  * returned 0; ESTABLISHED from iw_accept only; CLOSE exactly once and only
- * for a connection that got CONNECT_REPLY(0) or ESTABLISHED; nothing on a
- * listener's cm_id after iw_destroy_listen returned.
+ * for a connection whose CONNECT_REPLY(0) or ESTABLISHED iw_cm took (it
+ * stops the kernel on a CLOSE for any other); nothing on a listener's
+ * cm_id after iw_destroy_listen returned.
  *
  * Locking, in order: cep->mutex, softiw_cm_mutex (listeners and their
  * pending CEPs), qp->state_lock (qp->cep), sk->sk_callback_lock.  All CM
@@ -225,7 +226,7 @@ struct softiw_cep {
 	struct softiw_listener *listener;
 	struct list_head pending;	/* on listener->pending */
 	struct list_head dev_pending;	/* on sdev->cm_pending */
-	bool upcalled;			/* CONNECT_REPLY(0)/ESTABLISHED sent */
+	bool upcalled;			/* iw_cm took CONNECT_REPLY(0)/ESTABLISHED */
 	bool sent_enhanced;		/* active: our Request was v2 */
 	bool our_crc;			/* C in our frame */
 	bool our_markers;		/* M in our frame */
@@ -877,7 +878,6 @@ static void cep_read_reply(struct softiw_cep *cep)
 		 rep->rev, p.crc, p.markers_tx, p.markers_rx, p.ird, p.ord,
 		 p.rtr, p.mulpdu);
 	cep->state = SOFTIW_CEP_CONNECTED;
-	cep->upcalled = true;
 	cep_event_addrs(cep, &ev);
 	if (rep->pd_len) {
 		ev.private_data = (void *)rep->pd;
@@ -885,7 +885,7 @@ static void cep_read_reply(struct softiw_cep *cep)
 	}
 	ev.ird = p.ird;
 	ev.ord = p.ord;
-	cep_upcall(cep, cep->cm_id, &ev);
+	cep->upcalled = !cep_upcall(cep, cep->cm_id, &ev);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1342,11 +1342,10 @@ static int cep_accept(struct softiw_cep *cep, struct iw_cm_id *id,
 		return ret;
 	}
 	cep->state = SOFTIW_CEP_CONNECTED;
-	cep->upcalled = true;
 	cep_event_addrs(cep, &ev);
 	ev.ird = p.ird;
 	ev.ord = p.ord;
-	cep_upcall(cep, id, &ev);
+	cep->upcalled = !cep_upcall(cep, id, &ev);
 	return 0;
 }
 
