@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/vm/mkinitramfs.sh KVER OUT
+# tools/vm/mkinitramfs.sh KVER OUT [MODDIR]
 #
 # Builds the VM runner's initramfs for kernel KVER into OUT (a gzip'ed newc
 # cpio): Debian's static busybox, tools/vm/init as /init, and the guest
 # kernel's own modules needed to mount the root (virtio PCI, 9p over virtio,
-# overlayfs), uncompressed, with a load-order list.  Modules built into KVER
-# (=y in /boot/config-KVER) are skipped; the dependencies of the rest are
+# overlayfs), uncompressed, with a load-order list.  The modules are those of
+# MODDIR (default /lib/modules/KVER).  Modules built into KVER (listed in
+# MODDIR/modules.builtin) are skipped; the dependencies of the rest are
 # taken from the kernel's modules.dep, so 6.1 and 6.12 (which differ in what
 # is =m and in their module compression) are both handled without a table.
 #
@@ -19,7 +20,7 @@ set -euo pipefail
 kver=$1
 out=$2
 here=$(cd "$(dirname "$0")" && pwd)
-moddir=/lib/modules/$kver
+moddir=${3:-/lib/modules/$kver}
 busybox=${SOFTIW_BUSYBOX:-/bin/busybox}
 # What the guest needs to reach its root; each is either =y or in modules.dep.
 wanted="virtio_pci 9pnet_virtio 9p overlay"
