@@ -9,6 +9,8 @@
 #   make bench           perftest over softiw and upstream siw in a VM
 #   make install         install module (depmod), provider and .driver file
 #   make kernels         build the module for every installed Debian kernel
+#   make debug-kernel    build the VM's debug kernel (KASAN, lockdep, ...) once
+#                        into /var/cache/softiw (tools/debug-kernel.sh)
 #   make checkpatch | sparse | w1     style and static checks of the module
 #
 # KVER/KDIR select the kernel; DKMS passes KERNELRELEASE.
@@ -33,7 +35,7 @@ PREFIX ?= /usr
 LIBDIR ?= $(shell pkg-config --variable=libdir libibverbs 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
 
 .PHONY: rawpeer print-kernels all module provider deps check demo install uninstall kernels \
-	checkpatch sparse w1 host-tests fuzz bench-proto bench vm-tests clean
+	checkpatch sparse w1 host-tests fuzz bench-proto bench vm-tests debug-kernel clean
 
 all: module provider
 
@@ -99,6 +101,11 @@ vm-tests: module provider rawpeer
 
 rawpeer:
 	$(MAKE) -C tools/rawpeer
+
+# Built once per machine, outside the tree; prints its directory.  A module
+# for it: make module KVER=$$(cat DIR/kver) KDIR=DIR/build
+debug-kernel:
+	tools/debug-kernel.sh
 
 check:
 	tools/check.sh

@@ -5,6 +5,7 @@ set -e
 
 PKGS="
 build-essential pkg-config kmod xz-utils zstd cpio python3 binutils util-linux
+flex bison bc
 linux-image-amd64 linux-headers-amd64
 linux-image-6.12-amd64 linux-headers-6.12-amd64
 linux-source-6.1 linux-source-6.12 sparse dwarves libelf-dev dkms
