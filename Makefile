@@ -11,6 +11,7 @@
 #   make kernels         build the module for every installed Debian kernel
 #   make debug-kernel    build the VM's debug kernel (KASAN, lockdep, ...) once
 #                        into /var/cache/softiw (tools/debug-kernel.sh)
+#   make check-debug     the VM selftests on the debug kernel (TESTS=... some)
 #   make checkpatch | sparse | w1     style and static checks of the module
 #
 # KVER/KDIR select the kernel; DKMS passes KERNELRELEASE.
@@ -35,7 +36,7 @@ PREFIX ?= /usr
 LIBDIR ?= $(shell pkg-config --variable=libdir libibverbs 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
 
 .PHONY: rawpeer print-kernels all module provider deps check demo install uninstall kernels \
-	checkpatch sparse w1 host-tests fuzz bench-proto bench vm-tests debug-kernel clean
+	checkpatch sparse w1 host-tests fuzz bench-proto bench vm-tests debug-kernel check-debug clean
 
 all: module provider
 
@@ -106,6 +107,11 @@ rawpeer:
 # for it: make module KVER=$$(cat DIR/kver) KDIR=DIR/build
 debug-kernel:
 	tools/debug-kernel.sh
+
+# The VM selftests (all, or TESTS) on the cached debug kernel, which must
+# exist: make debug-kernel builds it.
+check-debug: provider rawpeer
+	tools/check-debug.sh $(TESTS)
 
 check:
 	tools/check.sh

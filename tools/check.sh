@@ -1,7 +1,9 @@
 #!/bin/bash
 # make check: install what is missing, build the module for every installed
 # kernel (W=1, sparse), checkpatch, build the provider, run the host tests
-# (unit, fuzz, tshark oracle) and the VM selftests on every kernel.
+# (unit, fuzz, tshark oracle) and the VM selftests on every kernel and,
+# when it is cached (or under CI), on the debug kernel.  Prints each
+# stage's time.
 #
 # Every stage prints TAP lines ("ok ..." / "not ok ...", unindented); this
 # script counts them and ends with "N passed, N failed".  A stage that fails
@@ -20,8 +22,10 @@ run_stage() {
 	shift
 	local out="build/check-$name.out"
 	echo "# === $name: $*"
+	local t0=$SECONDS
 	"$@" > "$out" 2>&1 < /dev/null
 	local rc=$?
+	echo "# --- $name took $((SECONDS - t0)) s"
 	# TAP lines go to the summary log; everything else is kept in $out.
 	grep -E '^(not )?ok ' "$out" | tee -a "$log"
 	if [ $rc -ne 0 ]; then
@@ -110,6 +114,15 @@ stage_install() {
 	return $rc
 }
 
+stage_debug_kernel() {
+	if tools/debug-kernel.sh >/dev/null; then
+		echo "ok - debug kernel built ($(tools/debug-kernel.sh --print))"
+	else
+		echo "not ok - debug kernel build"
+		return 1
+	fi
+}
+
 run_stage deps stage_deps
 kernels=$(make --no-print-directory -s -f Makefile print-kernels 2>/dev/null)
 [ -n "$kernels" ] || echo "not ok - no kernel with headers and image installed" | tee -a "$log"
@@ -127,6 +140,25 @@ run_stage rawpeer make --no-print-directory -C tools/rawpeer all check
 for k in $kernels; do
 	run_stage "vm-$k" tools/vm/selftests.sh "$k"
 done
+# The debug kernel (KASAN, lockdep, kmemleak: Documentation/testing.rst).
+# CI builds it when this machine has none (once: it is cached outside the
+# tree) and runs the selftests of SOFTIW_DEBUG_TESTS (default: CI's
+# subset, all of them in `make check-debug`) there; `make check` without
+# CI runs them when the kernel is cached and says it skipped them
+# otherwise.
+debug_tests=${SOFTIW_DEBUG_TESTS-}
+if [ -n "${CI:-}" ]; then
+	debug_tests=${SOFTIW_DEBUG_TESTS-$(cat tools/debug-kernel/ci-tests)}
+	tools/debug-kernel.sh --print >/dev/null 2>&1 ||
+		run_stage debug-kernel stage_debug_kernel
+fi
+if tools/debug-kernel.sh --print >/dev/null 2>&1; then
+	# shellcheck disable=SC2086 # a list of test names
+	run_stage vm-debug tools/check-debug.sh $debug_tests
+else
+	echo "ok - selftests on the debug kernel # SKIP none cached: make debug-kernel" |
+		tee -a "$log"
+fi
 
 passed=$(grep -cE '^ok ' "$log")
 failed=$(grep -cE '^not ok ' "$log")

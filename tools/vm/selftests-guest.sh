@@ -10,18 +10,32 @@
 # indented as TAP comments ("# ..."), so only these lines count.  After a
 # timeout the blocked tasks' stacks go to the kernel log (sysrq w); the
 # log's first reports (a BUG or WARNING that may have caused the hang)
-# and its tail are shown.
+# and its tail are shown.  SOFTIW_TIMEOUT_SCALE (default 1) multiplies
+# every timeout (a debug kernel is slower).
+#
+# On a kernel with kmemleak (the debug kernel, booted with kmemleak=on),
+# what was unreferenced before the first test is cleared from its list,
+# and after the last test softiw and siw are unloaded and memory is
+# scanned: kmemleak logs "new suspected memory leaks" to the kernel log,
+# which fails the runner's log check, and the report is shown here.
 dir=$1
 shift
 tmo=120
 [ -r "$dir/settings" ] && tmo=$(sed -n 's/^timeout=\([0-9]*\)$/\1/p' "$dir/settings")
+scale=${SOFTIW_TIMEOUT_SCALE:-1}
+kml=/sys/kernel/debug/kmemleak
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+if [ -w $kml ]; then
+	echo scan >$kml
+	echo clear >$kml
+fi
 n=0
 for t in "$@"; do
 	n=$((n + 1))
 	name=${t%.sh}
 	out=/tmp/selftest-$name.out
 	ttmo=$(sed -n 's/^# timeout=\([0-9]*\)$/\1/p' "$dir/$t" | head -n 1)
-	ttmo=${ttmo:-$tmo}
+	ttmo=$((${ttmo:-$tmo} * scale))
 	timeout -k 5 "$ttmo" "$dir/$t" >"$out" 2>&1 </dev/null
 	rc=$?
 	sed 's/^/# /' "$out"
@@ -39,4 +53,12 @@ for t in "$@"; do
 	*) echo "not ok $n - $name # exit $rc" ;;
 	esac
 done
+if [ -w $kml ]; then
+	rmmod softiw siw 2>/dev/null
+	# an object is reported once it stayed unreferenced over two scans
+	echo scan >$kml
+	sleep 5
+	echo scan >$kml
+	sed 's/^/# kmemleak: /' $kml
+fi
 exit 0

@@ -13,6 +13,12 @@
 #
 #   tools/vm/selftests.sh 6.12.117+deb12-amd64
 #   tools/vm/selftests.sh 6.1.0-57-amd64 softiw_link.sh
+#
+# With SOFTIW_VM_KROOT=DIR (a debug kernel of tools/debug-kernel.sh) the VM
+# boots DIR's kernel (KVER, when given, must be DIR's), the test modules
+# and siw are built against DIR/build, the guest gets 2 GiB and kmemleak,
+# and the guest ends with a kmemleak scan after unloading softiw and siw
+# (selftests-guest.sh), whose report fails the kernel log check.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -20,6 +26,20 @@ top=$(cd "$here/../.." && pwd)
 sdir=$top/selftests/softiw
 kver=${1:-}
 [ $# -gt 0 ] && shift
+kroot=${SOFTIW_VM_KROOT:-}
+vmargs=()
+scale=1
+if [ -n "$kroot" ]; then
+	k=$(cat "$kroot/kver" 2>/dev/null) ||
+		{ echo "selftests.sh: $kroot: not a finished debug kernel" >&2; exit 1; }
+	[ -z "$kver" ] || [ "$kver" = "$k" ] ||
+		{ echo "selftests.sh: $kver is not $kroot's kernel ($k)" >&2; exit 1; }
+	kver=$k
+	export KDIR=$kroot/build
+	vmargs=(--kroot "$kroot" --mem 2048 --append kmemleak=on)
+	# KASAN and lockdep under TCG: every test's timeout three times over
+	scale=3
+fi
 [ -n "$kver" ] || kver=$("$top/tools/kver.sh")
 [ -n "$kver" ] || { echo "selftests.sh: no kernel found (make deps)" >&2; exit 1; }
 
@@ -52,15 +72,16 @@ echo "# kernel $kver, ${ntests} selftests in one VM"
 # Generous: the per-test timeouts bound each test; this bounds the boot
 # too.  It is a budget for the whole run, not a per-test bound: 150 s a
 # test (most take far less than settings' timeout), or a test's own
-# "# timeout=SECS", so that CI's limit still holds if the VM hangs.
+# "# timeout=SECS", so that CI's limit still holds if the VM hangs;
+# times the debug kernel's scale.
 vmtmo=120
 for t in "${tests[@]}"; do
 	tt=$(sed -n 's/^# timeout=\([0-9]*\)$/\1/p' "$sdir/$t" | head -n 1)
-	vmtmo=$((vmtmo + ${tt:-150}))
+	vmtmo=$((vmtmo + ${tt:-150} * scale))
 done
-"$here/run" --kver "$kver" --timeout $vmtmo --log "$klog" \
-	--no-log-check -- "$here/selftests-guest.sh" "$sdir" "${tests[@]}" |
-	tee "$out"
+"$here/run" --kver "$kver" "${vmargs[@]}" --timeout $vmtmo --log "$klog" \
+	--no-log-check -- env SOFTIW_TIMEOUT_SCALE=$scale \
+	"$here/selftests-guest.sh" "$sdir" "${tests[@]}" | tee "$out"
 vmrc=${PIPESTATUS[0]}
 
 fails=0
