@@ -52,7 +52,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 frag=$here/debug-kernel/debug.config
-cache=${SOFTIW_CACHE:-/var/cache/softiw}
+cache=$(realpath -m "${SOFTIW_CACHE:-/var/cache/softiw}")
 pkg=linux-source-6.12
 tarball=/usr/src/$pkg.tar.xz
 
@@ -91,8 +91,16 @@ key=$({ printf 'package=%s %s\nrecipe=%s\n' "$pkg" "$version" "$recipe"
 	cat "$frag"; } | sha256sum | cut -c1-12)
 dir=$cache/debug-kernel-$key
 
+# A kernel built by another compiler than today's is not taken: modules
+# built for it would get a warning from kbuild (and the test module build
+# fails on warnings).  The next build starts it afresh.
+cc_ok() {
+	[ "$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$dir/build/.config" 2>/dev/null)" = \
+		"$(gcc --version 2>/dev/null | head -n 1)" ]
+}
+
 if [ $mode = print ]; then
-	[ -s "$dir/kver" ] || exit 1
+	[ -s "$dir/kver" ] && cc_ok || exit 1
 	echo "$dir"
 	exit 0
 fi
@@ -112,6 +120,10 @@ if ! flock -n 9; then
 	flock 9
 fi
 
+if [ -s "$dir/kver" ] && ! cc_ok; then
+	msg "$dir was built by another compiler: building it again"
+	rm -f "$dir/kver"
+fi
 if [ -s "$dir/kver" ]; then
 	if [ $mode = config ]; then
 		echo "$dir/build/.config"

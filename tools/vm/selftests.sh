@@ -17,8 +17,9 @@
 # With SOFTIW_VM_KROOT=DIR (a debug kernel of tools/debug-kernel.sh) the VM
 # boots DIR's kernel (KVER, when given, must be DIR's), the test modules
 # and siw are built against DIR/build, the guest gets 2 GiB and kmemleak,
-# and the guest ends with a kmemleak scan after unloading softiw and siw
-# (selftests-guest.sh), whose report fails the kernel log check.
+# the guest ends with a kmemleak scan after unloading softiw and siw
+# (selftests-guest.sh), whose report fails the kernel log check, and the
+# guest's RCU stall and soft lockup thresholds are raised (TCG).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -36,7 +37,9 @@ if [ -n "$kroot" ]; then
 		{ echo "selftests.sh: $kver is not $kroot's kernel ($k)" >&2; exit 1; }
 	kver=$k
 	export KDIR=$kroot/build
-	vmargs=(--kroot "$kroot" --mem 2048 --append kmemleak=on)
+	# slow enough under TCG to pass for an RCU stall or a soft lockup
+	vmargs=(--kroot "$kroot" --mem 2048 --append
+		"kmemleak=on rcupdate.rcu_cpu_stall_timeout=120 watchdog_thresh=60")
 	# KASAN and lockdep under TCG: every test's timeout three times over
 	scale=3
 fi
@@ -74,7 +77,8 @@ echo "# kernel $kver, ${ntests} selftests in one VM"
 # test (most take far less than settings' timeout), or a test's own
 # "# timeout=SECS", so that CI's limit still holds if the VM hangs;
 # times the debug kernel's scale.
-vmtmo=120
+# the boot (and the debug kernel's leak scan) scaled too
+vmtmo=$((120 * scale))
 for t in "${tests[@]}"; do
 	tt=$(sed -n 's/^# timeout=\([0-9]*\)$/\1/p' "$sdir/$t" | head -n 1)
 	vmtmo=$((vmtmo + ${tt:-150} * scale))
