@@ -11,9 +11,12 @@
 #
 # Kernel ULPs use rdma_cm in the initial namespace, so both ends run
 # there and connect to veth0's own address (softiw's loopback path).
-# This exercises what user tools do not: fast-register MRs (REG_MR work
-# requests), Local Invalidate and Send with Invalidate, the kernel's DMA
-# MR and ib_post_send/ib_post_recv/ib_poll_cq from kernel context.
+# The ULPs post and poll from kernel context (ib_post_send/ib_post_recv/
+# ib_poll_cq) with the PD's local DMA lkey, and may post what no process
+# can: fast registration (REG_MR) and Read with Local Invalidate, and
+# invalidate the fast-registered MRs locally or by Send with Invalidate,
+# as they choose.  The test checks the data they move, not which work
+# requests they posted.
 # No nvme-cli needed: the host connects through /dev/nvme-fabrics.
 # While connected, an unprivileged process (build/selftests/cm_attack)
 # names every QP number of sw0, the ULP's kernel QPs among them, in

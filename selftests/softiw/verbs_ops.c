@@ -15,9 +15,7 @@
  * must touch are checked to be untouched.
  *
  * Assertions are on data, completions (status, opcode, byte_len, wr_id,
- * wc_flags, qp_num), errno values, QP states and async events.  A case
- * that fails because of a known kernel bug says so in its message; the
- * assertion is not weakened.
+ * wc_flags, qp_num), errno values, QP states and async events.
  */
 #define _GNU_SOURCE
 #include <sys/mman.h>
@@ -746,13 +744,14 @@ static void remote_access(struct __test_metadata *_metadata, struct env *e,
 			first_err = i;
 	}
 	ASSERT_LE(0, first_err) TH_LOG("no error completion at the requester");
-	/* the offending READ itself must fail with a remote access error */
+	/*
+	 * The offending READ itself must fail with a remote access error:
+	 * rx_terminate() (rx.c) completes the READ that a remote protection
+	 * Terminate answers with it.
+	 */
 	if (op == IBV_WR_RDMA_READ) {
 		ASSERT_EQ(IBV_WC_REM_ACCESS_ERR, wc[0].status) {
-			TH_LOG("READ of an MR without REMOTE_READ completed %s, "
-			       "want remote access error (kernel bug: rx.c "
-			       "rx_terminate() flushes the READ instead of "
-			       "completing it with the Terminate's error)",
+			TH_LOG("READ without REMOTE_READ completed %s",
 			       ibv_wc_status_str(wc[0].status));
 		}
 	} else {

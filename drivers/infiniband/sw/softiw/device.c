@@ -125,8 +125,13 @@ struct softiw_device *softiw_device_alloc(struct net_device *netdev)
 	ib_set_device_ops(ibdev, &softiw_cm_ops);
 	ib_set_device_ops(ibdev, &softiw_stats_ops);
 	/*
-	 * The provider posts and polls through the uverbs write commands
-	 * for now; ib_core enables none of these by default.
+	 * ib_core enables none of these by default.  Processes post and
+	 * poll through rings shared with the kernel (uring.c); of these
+	 * commands the provider sends REQ_NOTIFY_CQ, a POST_SEND without
+	 * work requests (the SQ doorbell, should the doorbell file fail)
+	 * and a POST_RECV without work requests (to have the receives of a
+	 * QP in ERROR flushed).  Work requests and polling of a process's
+	 * QP, SRQ or CQ through them are refused.
 	 */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
