@@ -13,6 +13,7 @@
 #                        into /var/cache/softiw (tools/debug-kernel.sh)
 #   make check-debug     the VM selftests on the debug kernel (TESTS=... some)
 #   make checkpatch | sparse | w1     style and static checks of the module
+#   make doc-check       the documents cite only tests that exist (host only)
 #
 # KVER/KDIR select the kernel; DKMS passes KERNELRELEASE.
 
@@ -36,7 +37,8 @@ PREFIX ?= /usr
 LIBDIR ?= $(shell pkg-config --variable=libdir libibverbs 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
 
 .PHONY: rawpeer print-kernels all module provider deps check demo install uninstall kernels \
-	checkpatch sparse w1 host-tests fuzz bench-proto bench vm-tests debug-kernel check-debug clean
+	checkpatch doc-check sparse w1 host-tests fuzz bench-proto bench vm-tests debug-kernel \
+	check-debug clean
 
 all: module provider
 
@@ -77,6 +79,9 @@ sparse:
 
 checkpatch:
 	tools/checkpatch.sh
+
+doc-check:
+	tools/doc-check.sh
 
 deps:
 	tools/deps.sh

@@ -1,6 +1,7 @@
 #!/bin/bash
 # make check: install what is missing, build the module for every installed
-# kernel (W=1, sparse), checkpatch, build the provider, run the host tests
+# kernel (W=1, sparse), checkpatch, check the documents (reStructuredText,
+# and that the tests they cite exist), build the provider, run the host tests
 # (unit, fuzz, tshark oracle) and the VM selftests on every kernel and,
 # when it is cached (or under CI), on the debug kernel.  Prints each
 # stage's time.
@@ -133,6 +134,7 @@ for k in $kernels; do
 done
 run_stage checkpatch stage_checkpatch
 run_stage docs tools/doccheck.py Documentation/*.rst
+run_stage doc-check tools/doc-check.sh
 run_stage dkms tools/dkms-check.sh
 run_stage install stage_install
 run_stage provider stage_provider
