@@ -14,6 +14,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/etherdevice.h>
+#include <linux/sched/task.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/iw_cm.h>
 #include <rdma/softiw-abi.h>
@@ -134,8 +135,8 @@ static int softiw_get_port_immutable(struct ib_device *ibdev, u32 port,
 	return 0;
 }
 
-static int softiw_alloc_ucontext(struct ib_ucontext *ibucontext,
-				 struct ib_udata *udata)
+static int alloc_ucontext(struct ib_ucontext *ibucontext,
+			  struct ib_udata *udata)
 {
 	struct softiw_device *sdev = to_softiw_dev(ibucontext->device);
 	struct softiw_ucontext *uctx = container_of(ibucontext,
@@ -185,6 +186,31 @@ static int softiw_alloc_ucontext(struct ib_ucontext *ibucontext,
 out:
 	if (ret)
 		softiw_rm_proc_detach(sdev, uctx);
+	return ret;
+}
+
+/*
+ * ib_core takes a reference to the calling task for the context's
+ * resource-tracking entry before it asks us (ib_alloc_ucontext(), through
+ * rdma_restrack_set_name()), and its GET_CONTEXT ioctl method frees a
+ * context we refused without releasing that entry (6.1 and 6.12 at
+ * least; the write command releases it).  Every refused open would leak
+ * the process's task_struct, signal_struct and cred, and a process can
+ * make us refuse at will (bad flags, its limits): drop the reference
+ * here and clear it, so that a release by the core, where it makes one,
+ * finds no task to put.  The entry was never added, so nobody else sees
+ * it.  Found by dp_allocfail's sweep with kmemleak on.
+ */
+static int softiw_alloc_ucontext(struct ib_ucontext *ibucontext,
+				 struct ib_udata *udata)
+{
+	struct rdma_restrack_entry *res = &ibucontext->res;
+	int ret = alloc_ucontext(ibucontext, udata);
+
+	if (ret && res->task) {
+		put_task_struct(res->task);
+		res->task = NULL;
+	}
 	return ret;
 }
 
