@@ -12,6 +12,8 @@
 #   make debug-kernel    build the VM's debug kernel (KASAN, lockdep, ...) once
 #                        into /var/cache/softiw (tools/debug-kernel.sh)
 #   make check-debug     the VM selftests on the debug kernel (TESTS=... some)
+#   make soak            SOAK_MINUTES (default 10) of mixed traffic there
+#   make fuzz-vm         FUZZ_SECS (default 600) of the verbs fuzzer there
 #   make checkpatch | sparse | w1     style and static checks of the module
 #   make doc-check       the documents cite only tests that exist (host only)
 #
@@ -38,7 +40,7 @@ LIBDIR ?= $(shell pkg-config --variable=libdir libibverbs 2>/dev/null || echo /u
 
 .PHONY: rawpeer print-kernels all module provider deps check demo install uninstall kernels \
 	checkpatch doc-check sparse w1 host-tests fuzz bench-proto bench vm-tests debug-kernel \
-	check-debug clean
+	check-debug soak fuzz-vm clean
 
 all: module provider
 
@@ -117,6 +119,19 @@ debug-kernel:
 # exist: make debug-kernel builds it.
 check-debug: provider rawpeer
 	tools/check-debug.sh $(TESTS)
+
+# The soak (selftests/softiw/dp_soak.sh) on the debug kernel; not part of
+# check-debug's suite.  Up to 40 minutes fit the test's timeout there.
+SOAK_MINUTES ?= 10
+soak: provider rawpeer
+	DP_SOAK_MINUTES=$(SOAK_MINUTES) tools/check-debug.sh dp_soak.sh
+
+# The verbs fuzzer (selftests/softiw/dp_fuzz.sh, 30 s in the suites) for
+# longer on the debug kernel; FUZZ_SEED replays a run.
+FUZZ_SECS ?= 600
+fuzz-vm: provider rawpeer
+	DP_FUZZ_SECS=$(FUZZ_SECS) $(if $(FUZZ_SEED),DP_FUZZ_SEED=$(FUZZ_SEED)) \
+		tools/check-debug.sh dp_fuzz.sh
 
 check:
 	tools/check.sh

@@ -31,6 +31,7 @@ struct rp_seg {
 	/* then, in the same send(), a Write with a guessed key at to + 256 */
 	bool then_wrong_key;
 	int ulpdu_len;		/* >= 0: send only this many ULPDU octets */
+	int mutation;		/* rp_send_mutated(): MUT_* */
 	struct softiw_rdmap_read_req rr;
 };
 
@@ -148,19 +149,125 @@ static int case_setup(struct rp_conn *c, const char *name,
 	return 0;
 }
 
+/* xorshift64: the mutations' random numbers, replayable from the seed */
+static u32 mut_rnd(u64 *r)
+{
+	*r ^= *r << 13;
+	*r ^= *r >> 7;
+	*r ^= *r << 17;
+	return (u32)(*r >> 16);
+}
+
+enum { MUT_HDR_BITS, MUT_HDR_BYTE, MUT_TRUNCATE, MUT_FPDU_LEN, MUT_FPDU_BIT,
+       MUT_GARBAGE, MUT_NONE, MUT_KINDS };
+
+/* Mutate the ULPDU before framing (CRC and Markers still made right). */
+static u32 mutate_ulpdu(u64 *r, int kind, u8 *ulpdu, u32 hl, u32 room)
+{
+	u32 i, n;
+
+	switch (kind) {
+	case MUT_HDR_BITS:
+		for (n = 1 + mut_rnd(r) % 3; n; n--) {
+			i = mut_rnd(r) % (hl < 28 ? hl : 28);
+			ulpdu[i] ^= 1u << (mut_rnd(r) % 8);
+		}
+		break;
+	case MUT_HDR_BYTE:
+		ulpdu[mut_rnd(r) % (hl < 28 ? hl : 28)] = (u8)mut_rnd(r);
+		break;
+	case MUT_TRUNCATE:
+		n = mut_rnd(r) % (hl + 64);
+		if (n > room)
+			n = room;
+		for (i = hl; i < n; i++)
+			ulpdu[i] = (u8)mut_rnd(r);
+		hl = n;
+		break;
+	}
+	return hl;
+}
+
+/* Mutate the framed FPDU (CRC left as it was: the receiver must see it). */
+static void mutate_fpdu(u64 *r, int kind, u8 *out, int n)
+{
+	if (kind == MUT_FPDU_LEN) {
+		out[0] = (u8)mut_rnd(r);
+		out[1] = (u8)mut_rnd(r);
+	} else if (kind == MUT_FPDU_BIT) {
+		out[mut_rnd(r) % n] ^= 1u << (mut_rnd(r) % 8);
+	}
+}
+
+static int send_seg(struct rp_conn *c, const char *name, struct rp_seg *sp,
+		    u64 *mut);
+
 int rp_send_case(struct rp_conn *c, const char *name,
 		 const struct rp_opts *o)
 {
-	static u8 ulpdu[70000], out[80000];
-	struct softiw_rdmap_hdr h;
 	struct rp_seg s;
-	u32 hl, i;
-	int n;
 
 	if (case_setup(c, name, o, &s)) {
 		fprintf(stderr, "rawpeer: unknown case '%s'\n", name);
 		return -1;
 	}
+	return send_seg(c, name, &s, NULL);
+}
+
+/*
+ * @count FPDUs, each a Write, Send or Read Request (to the victim's
+ * buffer, somewhere in or near it) mutated at random: header bits or
+ * octets, a truncated or extended ULPDU (all with the CRC made right, so
+ * that they reach DDP and RDMAP), a wrong ULPDU_Length or any bit of the
+ * frame (CRC left wrong), garbage instead of an FPDU, or nothing.  Ends
+ * early when the peer closes (it answered with a Terminate).
+ */
+int rp_send_mutated(struct rp_conn *c, const struct rp_opts *o, u64 seed,
+		    int count)
+{
+	static const char *const base[] = { "write", "send", "read" };
+	u64 r = seed * 0x9e3779b97f4a7c15ull + 1;
+	static u8 junk[256];
+	struct rp_seg s;
+	int k, kind;
+	u32 i, n;
+
+	printf("MUTATE seed=%llu count=%d\n", (unsigned long long)seed, count);
+	for (k = 0; k < count; k++) {
+		const char *name = base[mut_rnd(&r) % 3];
+
+		kind = mut_rnd(&r) % MUT_KINDS;
+		if (kind == MUT_GARBAGE) {
+			n = 1 + mut_rnd(&r) % sizeof(junk);
+			for (i = 0; i < n; i++)
+				junk[i] = (u8)mut_rnd(&r);
+			printf("SENT garbage len=%u\n", n);
+			if (rp_send_all(c->fd, junk, n))
+				return 0;	/* the peer is gone */
+			continue;
+		}
+		case_setup(c, name, o, &s);
+		s.len = mut_rnd(&r) % (o->seglen * 2 + 1);
+		if (s.opcode == SOFTIW_RDMAP_WRITE)
+			s.to = o->to + mut_rnd(&r) % (o->len + 64);
+		else if (s.opcode == SOFTIW_RDMAP_READ_REQ)
+			s.rr.size = mut_rnd(&r) % (o->len + 64);
+		s.mutation = kind;
+		if (send_seg(c, name, &s, &r))
+			return 0;
+	}
+	return 0;
+}
+
+static int send_seg(struct rp_conn *c, const char *name, struct rp_seg *sp,
+		    u64 *mut)
+{
+	static u8 ulpdu[70000], out[80000];
+	struct softiw_rdmap_hdr h;
+	struct rp_seg s = *sp;
+	u32 hl, i;
+	int n;
+
 	if (softiw_rdmap_hdr_init(&h, s.opcode, s.stag, s.to, s.msn, 0))
 		return -1;
 	h.ddp.last = true;
@@ -188,9 +295,13 @@ int rp_send_case(struct rp_conn *c, const char *name,
 	hl += s.len;
 	if (s.ulpdu_len >= 0)
 		hl = s.ulpdu_len;
+	if (mut)
+		hl = mutate_ulpdu(mut, s.mutation, ulpdu, hl, 65535);
 	n = softiw_mpa_fpdu_build(&c->tx, ulpdu, hl, out, sizeof(out));
 	if (n < 0)
 		return -1;
+	if (mut)
+		mutate_fpdu(mut, s.mutation, out, n);
 	if (s.bad_crc)
 		out[n - 1] ^= 0x01;
 	if (s.then_wrong_key) {

@@ -13,6 +13,8 @@
  *   validate   be the reference receiver: print valid FPDUs, answer the
  *              first invalid one with the prescribed Terminate
  *   sleep:N    wait N seconds
+ *   mutate:N:SEED  send N randomly mutated FPDUs (fpdu.c), stopping
+ *              early when the peer closes
  * Output lines (MPA, SENT, FPDU, TERMINATE, EOF, TIMEOUT, RXERR) are
  * meant for tests to match.  Exit 0, 1 on an error, 2 if recv timed out.
  */
@@ -112,6 +114,13 @@ int main(int argc, char **argv)
 				rc = 2;
 		} else if (!strncmp(argv[i], "sleep:", 6)) {
 			sleep(num(argv[i] + 6));
+		} else if (!strncmp(argv[i], "mutate:", 7)) {
+			char *seed = strchr(argv[i] + 7, ':');
+
+			if (!seed)
+				usage();
+			*seed++ = 0;
+			rp_send_mutated(&c, &o, num(seed), num(argv[i] + 7));
 		} else if (rp_send_case(&c, argv[i], &o)) {
 			rc = 1;
 		}

@@ -55,6 +55,8 @@ int rp_send_all(int fd, const void *buf, size_t len);
 /* fpdu.c */
 int rp_send_case(struct rp_conn *c, const char *name,
 		 const struct rp_opts *o);
+int rp_send_mutated(struct rp_conn *c, const struct rp_opts *o, u64 seed,
+		    int count);
 void rp_list_cases(void);
 int rp_recv_print(struct rp_conn *c, const struct rp_opts *o, bool validate,
 		  int max);

@@ -17,6 +17,7 @@
  *   WC wr_id=<n> status=<n> <status string> (one per completion),
  *   GUARD ok | GUARD corrupted ...,
  *   MRDIFF=<octets of the registered buffers that changed>
+ *   MR2DIFF=<those of them in the other PD's buffer>
  *   MRWRITE=<leading octets of the first buffer that hold rawpeer's
  *           payload pattern, 0xa5 ^ offset: what its Write placed there>
  * Single threaded; exits 0 once connected, whatever the peer did.
@@ -211,7 +212,7 @@ static int run_srq(struct rdma_event_channel *ch, struct rdma_cm_id *lid,
 
 int main(int argc, char **argv)
 {
-	size_t len = 4096, rlen = 256, changed = 0, bad = 0;
+	size_t len = 4096, rlen = 256, changed = 0, changed2 = 0, bad = 0;
 	int nrecv = 4, timeout_s = 20, access = IBV_ACCESS_LOCAL_WRITE |
 		IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
 	struct rdma_addrinfo hints = { .ai_flags = RAI_PASSIVE,
@@ -406,12 +407,13 @@ int main(int argc, char **argv)
 		printf("WC wr_id=%llu status=%d %s\n",
 		       (unsigned long long)wc.wr_id, wc.status,
 		       ibv_wc_status_str(wc.status));
+	bad += buf_check(&b2, "mr2", &changed2);
 	bad += buf_check(&b, "mr", &changed);
-	bad += buf_check(&b2, "mr2", &changed);
 	bad += buf_check(&rb, "recv", &changed);
 	if (!bad)
 		printf("GUARD ok\n");
-	printf("MRDIFF=%zu\n", changed);
+	printf("MRDIFF=%zu\n", changed + changed2);
+	printf("MR2DIFF=%zu\n", changed2);
 	printf("MRWRITE=%zu\n", written_prefix(&b));
 	rdma_disconnect(id);
 	rdma_destroy_qp(id);

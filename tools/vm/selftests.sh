@@ -20,6 +20,9 @@
 # the guest ends with a kmemleak scan after unloading softiw and siw
 # (selftests-guest.sh), whose report fails the kernel log check, and the
 # guest's RCU stall and soft lockup thresholds are raised (TCG).
+#
+# DP_* variables of the caller's environment (a test's knobs, e.g.
+# DP_SOAK_MINUTES) are passed on to the tests in the guest.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -83,8 +86,9 @@ for t in "${tests[@]}"; do
 	tt=$(sed -n 's/^# timeout=\([0-9]*\)$/\1/p' "$sdir/$t" | head -n 1)
 	vmtmo=$((vmtmo + ${tt:-150} * scale))
 done
+mapfile -t knobs < <(env | grep -E '^DP_[A-Z0-9_]+=')
 "$here/run" --kver "$kver" "${vmargs[@]}" --timeout $vmtmo --log "$klog" \
-	--no-log-check -- env SOFTIW_TIMEOUT_SCALE=$scale \
+	--no-log-check -- env SOFTIW_TIMEOUT_SCALE=$scale "${knobs[@]}" \
 	"$here/selftests-guest.sh" "$sdir" "${tests[@]}" | tee "$out"
 vmrc=${PIPESTATUS[0]}
 
