@@ -73,23 +73,27 @@ start=0x$1
 if [ $# = 3 ]; then end=0x$3; else end=$(printf '0x%x' $((0x$2 + 65536))); fi
 log "softiw text: $start..$end"
 
+# wr VALUE FILE: a fault-injection knob, checked
+wr() { echo "$1" >"$2" || fail "cannot write $1 to $2"; }
 for a in $FS $FP; do
-	run sh -c "echo 0 >$a/probability"
-	echo 1 >$a/interval
-	echo $TIMES >$a/times
-	echo 0 >$a/space
-	echo 0 >$a/verbose	# a stack dump per fault would read as a report
-	echo N >$a/task-filter
-	echo 32 >$a/stacktrace-depth
-	echo $start >$a/require-start
-	echo $end >$a/require-end
-	echo 0 >$a/reject-start
-	echo 0 >$a/reject-end
-	echo N >$a/ignore-gfp-wait
+	wr 0 $a/probability
+	wr 1 $a/interval
+	wr $TIMES $a/times
+	wr 0 $a/space
+	wr 0 $a/verbose	# a stack dump per fault would read as a report
+	wr N $a/task-filter
+	wr 32 $a/stacktrace-depth
+	wr $start $a/require-start
+	wr $end $a/require-end
+	wr 0 $a/reject-start
+	wr 0 $a/reject-end
+	wr N $a/ignore-gfp-wait
+	[ "$(cat $a/require-start)" != 0 ] ||
+		fail "$a/require-start did not take $start: the filter would be off"
 done
-echo N >$FS/cache-filter
-echo N >$FP/ignore-gfp-highmem
-echo 0 >$FP/min-order
+wr N $FS/cache-filter
+wr N $FP/ignore-gfp-highmem
+wr 0 $FP/min-order
 log "failslab require-start $(cat $FS/require-start) require-end $(cat $FS/require-end)"
 
 injected() {
@@ -111,6 +115,10 @@ cat "$DP_TMP/sweep"
 check_lacks "$(cat "$DP_TMP/sweep")" "not ok" "fault_sweep"
 nothing_left "after the systematic sweep"
 log "systematic sweep: $(injected) failures injected ($(since))"
+# a filter that matched nothing would pass every step with 0 sites
+[ "$(injected)" -gt 0 ] || fail "the sweep injected no failure: the stack filter matches nothing"
+grep -qE '^ok [0-9]+ - create QP: [1-9][0-9]* allocation sites' "$DP_TMP/sweep" ||
+	fail "create QP reached no allocation site"
 
 # 2. every Nth allocation of any task fails while data and connections move
 count=${DP_ALLOCFAIL_COUNT:-40}

@@ -36,6 +36,10 @@ case $mins in ''|*[!0-9]*|0) fail "DP_SOAK_MINUTES must be a whole number of min
 [ $((mins * 60 + 240)) -le $((900 * ${SOFTIW_TIMEOUT_SCALE:-1})) ] ||
 	fail "DP_SOAK_MINUTES=$mins does not fit this test's timeout (900 s x ${SOFTIW_TIMEOUT_SCALE:-1})"
 nobody_prep
+# cmsync's listen file must be writable by nobody (DP_TMP is root's, 0700)
+SYNC=$DP_TMP/sync
+mkdir "$SYNC" && chmod 0755 "$DP_TMP" && chown 65534 "$SYNC" ||
+	fail "cannot make $SYNC for nobody"
 end=$(($(date +%s) + mins * 60))
 FAILS=$DP_TMP/fails
 : >"$FAILS"
@@ -69,7 +73,7 @@ loop() {
 	DP_PIDS="$DP_PIDS $!"
 }
 
-size_of() { set -- 64 4096 65535; shift $(($1 % 3)); echo "$1"; }
+size_of() { _i=$(($1 % 3)); set -- 64 4096 65535; shift $_i; echo "$1"; }
 
 # rping_round SRV_NS CLI_NS ADDR PORT ROUND
 rping_round() {
@@ -102,7 +106,7 @@ cycle_round() {
 }
 
 bw_round() {
-	_sync=$DP_TMP/bw.listening
+	_sync=$SYNC/bw.listening
 	rm -f "$_sync"
 	ip netns exec ns1 timeout 120 $AS_NOBODY env RDMAV_DRIVERS="$RDMAV_DRIVERS" \
 		LD_PRELOAD="$CMSYNC" SOFTIW_CM_SYNC="$_sync" \

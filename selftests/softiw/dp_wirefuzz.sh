@@ -37,6 +37,7 @@ k=0
 while [ $k -lt "$conns" ]; do
 	s=$((seed + k))
 	port=$((port + 1))
+	rm -f "$DP_TMP/victim"	# not the last connection's STAG= line
 	dp_bg victim ns1 60 "$RP/victim" -t 20 $DP_B $port
 	vpid=$DP_LAST
 	wait_for 10 grep -q '^STAG=' "$DP_TMP/victim" ||

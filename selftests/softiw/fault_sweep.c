@@ -331,6 +331,9 @@ static struct addrinfo *ai;
  */
 static struct rdma_cm_id *owed[2];
 
+/* a wait for an event timed out: a hang, never an acceptable failure */
+static int hung;
+
 static void note(struct rdma_cm_event *ev)
 {
 	int i;
@@ -363,6 +366,14 @@ static int settle(void)
 		    rdma_get_cm_event(ch, &ev))
 			return -1;
 		note(ev);
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			struct rdma_cm_id *stray = ev->id;
+
+			rdma_ack_cm_event(ev);
+			rdma_reject(stray, NULL, 0);
+			rdma_destroy_id(stray);
+			continue;
+		}
 		rdma_ack_cm_event(ev);
 	}
 	return 0;
@@ -379,6 +390,7 @@ static int wait_ev(struct rdma_cm_id *id, enum rdma_cm_event_type want,
 	if (poll(&pfd, 1, EV_MS) != 1) {
 		snprintf(why, wl, "no event within %d ms waiting for %s",
 			 EV_MS, rdma_event_str(want));
+		hung = 1;
 		return -ETIMEDOUT;
 	}
 	if (rdma_get_cm_event(ch, &ev)) {
@@ -388,6 +400,17 @@ static int wait_ev(struct rdma_cm_id *id, enum rdma_cm_event_type want,
 	type = ev->event;
 	status = ev->status;
 	note(ev);
+	/* a request we do not want (a stray after a fault): refuse it */
+	if (type == RDMA_CM_EVENT_CONNECT_REQUEST && !new_id) {
+		struct rdma_cm_id *stray = ev->id;
+
+		rdma_ack_cm_event(ev);
+		rdma_reject(stray, NULL, 0);
+		rdma_destroy_id(stray);
+		snprintf(why, wl, "CONNECT_REQUEST instead of %s",
+			 rdma_event_str(want));
+		return -EAGAIN;
+	}
 	if (new_id)
 		*new_id = type == RDMA_CM_EVENT_CONNECT_REQUEST ? ev->id : NULL;
 	if (type != (int)want || (id && ev->id != id && !new_id)) {
@@ -478,6 +501,7 @@ static int cm_round(enum cstage stage, unsigned int n, int *injected,
 	*injected = 0;
 	*errored = 0;
 	why[0] = 0;
+	hung = 0;
 #define ARM(st) do { if (stage == (st) && n) arm(n); } while (0)
 #define DISARM(st) do { if (stage == (st) && n) fault_seen = *injected = disarm(); } while (0)
 /* a failure is fine at or after the fault, a defect before it */
@@ -601,6 +625,8 @@ out:
 		ret = -1;
 	}
 	owed[0] = owed[1] = NULL;
+	if (hung)
+		ret = -1;
 	if (cend_close(&s) + cend_close(&c) + cend_close(&l)) {
 		snprintf(why, wl, "a destroy failed");
 		ret = -1;
@@ -624,11 +650,11 @@ static void sweep_cm(void)
 
 			if (cm_round(st, n, &injected, &errored, why,
 				     sizeof(why))) {
-				char m[260];
+				char m[200];
 
-				snprintf(m, sizeof(m), "fault %d%s: %s", n,
+				snprintf(m, sizeof(m), "fault %d%s: %.150s", n,
 					 injected ? "" : " (not reached)", why);
-				strcpy(why, m);
+				snprintf(why, sizeof(why), "%s", m);
 				ok = 0;
 			} else if (!injected) {
 				done = 1;

@@ -134,9 +134,10 @@ static struct sockaddr_storage addr_of(int i)
 	return ss;
 }
 
+/* a pool PD, now and then the canary's (never destroyed) */
 static struct ibv_pd *any_pd(void)
 {
-	return P.pd[below(NPD)];
+	return below(4) ? P.pd[below(NPD)] : P.pd0;
 }
 
 static struct ibv_cq *any_cq(void)
@@ -737,6 +738,7 @@ static int one_process(int idx, uint64_t seed, int secs)
 		if (P.canary[i] != 0xc3) {
 			printf("not ok - process %d: canary octet %d written (0x%02x)\n",
 			       idx, i, P.canary[i]);
+			fflush(stdout);
 			return 1;
 		}
 	printf("# process %d (seed %llu): %ld actions, %ld connections established, %ld ended by an error event (last %s, status %d), %ld requests (%ld accepts failed), %ld completions polled, %ld ring scribbles, canary intact\n",

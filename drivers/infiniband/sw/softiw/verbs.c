@@ -199,7 +199,10 @@ out:
  * make us refuse at will (bad flags, its limits): drop the reference
  * here and clear it, so that a release by the core, where it makes one,
  * finds no task to put.  The entry was never added, so nobody else sees
- * it.  Found by dp_allocfail's sweep with kmemleak on.
+ * it.  Found by dp_allocfail's sweep with kmemleak on.  The same method
+ * leaks the reference when ib_core itself refuses before asking us (a
+ * second context on the file, the rdma cgroup's hca_handle limit): that
+ * only ib_core can fix, by releasing the entry before it frees.
  */
 static int softiw_alloc_ucontext(struct ib_ucontext *ibucontext,
 				 struct ib_udata *udata)
