@@ -23,7 +23,7 @@
 . "$(dirname "$0")/dp_lib.sh"
 RP=$DP_RP
 [ -x "$RP/rawpeer" ] && [ -x "$RP/victim" ] ||
-	skip "rawpeer not built (make -C tools/rawpeer)"
+	fail "rawpeer not built (make -C tools/rawpeer)"
 dp_setup
 dmesg_mark
 port=7600

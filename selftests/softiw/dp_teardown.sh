@@ -21,7 +21,8 @@
 . "$(dirname "$0")/dp_lib.sh"
 dp_setup rping python3
 D=/sys/kernel/debug/softiw
-[ -r $D/cm_endpoints ] || skip "no debugfs softiw/cm_endpoints"
+[ -r $D/cm_endpoints ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+[ -r $D/cm_endpoints ] || fail "no debugfs softiw/cm_endpoints"
 P=/sys/module/softiw/parameters/mpa_timeout_ms
 old_tmo=$(cat $P)
 

@@ -19,7 +19,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dp_lib.sh"
 bin=${VERBS_OPS:-$(dirname "$0")/../../build/selftests/verbs_ops}
-[ -x "$bin" ] || skip "verbs_ops not built (make -C selftests/softiw)"
+[ -x "$bin" ] || fail "verbs_ops not built (make -C selftests/softiw)"
 dp_setup
 dmesg_mark
 f0=$(rdma_counter sw0 srq_flood_refused)

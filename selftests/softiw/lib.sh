@@ -16,8 +16,9 @@ on_exit() { trap "$1" EXIT; }
 
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
 need_cmd() { for c; do command -v "$c" >/dev/null 2>&1 || skip "$c not installed"; done; }
-need_softiw() { modinfo softiw >/dev/null 2>&1 || skip "softiw.ko not installed for $(uname -r) (make module)"; }
-need_provider() { [ -n "${RDMAV_DRIVERS:-}" ] || skip "softiw provider not set up (build/provider/env.sh)"; }
+# softiw and its provider are the suite's own: missing, the setup failed
+need_softiw() { modinfo softiw >/dev/null 2>&1 || fail "softiw.ko not installed for $(uname -r) (make module)"; }
+need_provider() { [ -n "${RDMAV_DRIVERS:-}" ] || fail "softiw provider not set up (build/provider/env.sh)"; }
 
 # run CMD...: run, fail unless it succeeds
 run() { "$@" || fail "'$*' exited $?"; }

@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dp_lib.sh"
 bin=${MW_OPS:-$(dirname "$0")/../../build/selftests/mw_ops}
-[ -x "$bin" ] || skip "mw_ops not built (make -C selftests/softiw)"
+[ -x "$bin" ] || fail "mw_ops not built (make -C selftests/softiw)"
 dp_setup setpriv prlimit
 b0=$(rdma_counter sw0 mw_bind_refused)
 [ -n "$b0" ] || fail "no mw_bind_refused counter on sw0"

@@ -22,7 +22,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dp_lib.sh"
 bin=$(dirname "$0")/../../build/selftests/ring_attack
-[ -x "$bin" ] || skip "ring_attack not built (make -C selftests/softiw)"
+[ -x "$bin" ] || fail "ring_attack not built (make -C selftests/softiw)"
 dp_setup setpriv prlimit
 dmesg_mark
 # as root, then as nobody, the attacker RFC 5042 has in mind
