@@ -11,11 +11,9 @@
 #     reorder     10 ms delay, 25 % of packets sent at once (reordered)
 #     duplicate   5 % of packets sent twice
 #     jitter      20 ms +- 10 ms delay
-#   link down and up: the server's veth down for 3 s mid-transfer, then
-#     up (the port goes DOWN and ACTIVE again; the connection lives on);
-#     the transfer is sized from a first one without faults to last
-#     about 15 s, and the client must still be running when the link is
-#     back
+#   link down and up: the server's veth down for 3 s under an endless
+#     rping -V -v, then up: the port goes DOWN and ACTIVE again, both
+#     ends stay up and iterations go on after the link is back
 #
 # Each case's time is printed.  The peer's namespace deleted, its device
 # deleted and rmmod mid-transfer are dp_removal.sh and dp_cmstates.sh.
@@ -60,9 +58,7 @@ if ! ip netns exec ns0 tc qdisc replace dev veth0 root netem delay 1ms 2>"$DP_TM
 fi
 run ip netns exec ns0 tc qdisc del dev veth0 root
 
-# without faults first: the rate sizes the link-flap case
 transfer clean "$count"
-per_s=$((count * 1000 / (ms + 1) + 1))
 netem loss 3%
 transfer loss "$count"
 netem_off
@@ -76,19 +72,44 @@ netem delay 20ms 10ms
 transfer jitter "$count"
 netem_off
 
-# the link goes down for 3 s while the client moves data, then up
-flap() {
-	sleep 2
-	run ip -n ns1 link set veth1 down
-	wait_for 5 state_is sw1 "1: DOWN" ||
-		fail "sw1's port is '$(port_state sw1)' with its netdev down"
-	sleep 3
-	run ip -n ns1 link set veth1 up
-	wait_for 10 state_is sw1 "4: ACTIVE" ||
-		fail "sw1's port is '$(port_state sw1)' with its netdev up again"
-	kill -0 "$_cli" 2>/dev/null ||
-		fail "the rping client ended before the link came back"
+# The link goes down for 3 s while an endless rping -V -v (1000
+# octets, each iteration's data printed) runs, then up: the port goes
+# DOWN and ACTIVE again, and the iterations go on after it (more of them
+# in the 5 s after the port is back), neither end exits, no data
+# mismatch; then both are stopped.
+port=$((port + 1))
+dp_bg flap.srv ns1 300 rping -s -a $DP_B -p $port -V -v -S 1000
+fsrv=$DP_LAST
+dp_wait_listen ns1 $port
+dp_bg flap.cli ns0 300 rping -c -a $DP_B -p $port -V -v -S 1000
+fcli=$DP_LAST
+iters() { grep -c 'ping data' "$DP_TMP/flap.cli"; }
+alive() {
+	for p in $fcli $fsrv; do
+		kill -0 "$p" 2>/dev/null || {
+			cat "$DP_TMP/flap.cli" "$DP_TMP/flap.srv" | tail -n 20 >&2
+			fail "link flap: an rping ended $1"
+		}
+	done
 }
-# enough iterations for 15 s at the clean rate: 5 s of flap and more
-transfer link-flap $((per_s * 15 + count)) flap
+sleep 2
+[ "$(iters)" -gt 0 ] || { cat "$DP_TMP/flap.cli" >&2; fail "link flap: no iteration before the flap"; }
+alive "before the flap"
+run ip -n ns1 link set veth1 down
+wait_for 5 state_is sw1 "1: DOWN" ||
+	fail "sw1's port is '$(port_state sw1)' with its netdev down"
+sleep 3
+alive "while the link was down"
+run ip -n ns1 link set veth1 up
+wait_for 10 state_is sw1 "4: ACTIVE" ||
+	fail "sw1's port is '$(port_state sw1)' with its netdev up again"
+n_up=$(iters)
+sleep 5
+n_after=$(iters)
+alive "after the link came back"
+[ "$n_after" -gt "$n_up" ] ||
+	fail "link flap: no iteration in the 5 s after the link came back ($n_up before)"
+check_lacks "$(cat "$DP_TMP/flap.cli" "$DP_TMP/flap.srv")" "mismatch" "link flap"
+kill $fcli $fsrv 2>/dev/null
+log "link flap: $n_up iterations until the port was back, $((n_after - n_up)) in the 5 s after"
 exit 0
