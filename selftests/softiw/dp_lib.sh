@@ -75,7 +75,10 @@ dp_setup() {
 dp_bg() {
 	_dp_name=$1 _dp_ns=$2 _dp_secs=$3
 	shift 3
-	ip netns exec "$_dp_ns" timeout "$_dp_secs" "$@" >"$DP_TMP/$_dp_name" 2>&1 &
+	# Emptied here, not only by the background redirection: a caller that
+	# waits for a line in the output must not find the previous run's.
+	: >"$DP_TMP/$_dp_name"
+	ip netns exec "$_dp_ns" timeout "$_dp_secs" "$@" >>"$DP_TMP/$_dp_name" 2>&1 &
 	DP_LAST=$!
 	DP_PIDS="$DP_PIDS $DP_LAST"
 }

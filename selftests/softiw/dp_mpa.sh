@@ -23,7 +23,17 @@ restore() {
 	dp_cleanup
 }
 on_exit restore
-[ -w $DYN ] && echo 'module softiw +p' >$DYN
+[ -w $DYN ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+# The negotiated parameters are read from the module's debug message;
+# without dynamic debug the data is still verified, and each case says
+# that its negotiation went unchecked.
+if [ -w $DYN ]; then
+	echo 'module softiw +p' >$DYN || fail "enable softiw's debug messages"
+	neg=checked
+else
+	neg=unchecked
+	log "no $DYN (kernel without dynamic debug): negotiation not checked"
+fi
 
 # case CRC MARKERS V2 LISTEN_ADDR CONNECT_ADDR WANT_LINE
 case_run() {
@@ -40,10 +50,12 @@ case_run() {
 		rping -c -a "$5" -p $port -V -C 20 -S 16384
 	dp_wait srv $srv "rping server ($what)"
 	check_lacks "$(cat "$DP_TMP/cli" "$DP_TMP/srv")" "data mismatch" "$what"
-	if [ -w $DYN ]; then
+	if [ $neg = checked ]; then
 		check_contains "$(dmesg_new)" "$6" "negotiated ($what)"
+		log "$what: 20 x 16 KiB verified; $6"
+	else
+		log "$what: 20 x 16 KiB verified; negotiation unchecked"
 	fi
-	log "$what: 20 x 16 KiB verified; $6"
 }
 
 case_run Y N Y $DP_B $DP_B "connected: rev 2 crc 1 markers 0/0"
@@ -64,7 +76,8 @@ for pair in lib:memcpy table:words; do
 	on_exit restore
 	check_eq "$(cat $PAR/crc_impl)" $impl "crc_impl after loading with crc_impl=$impl"
 	check_eq "$(cat $PAR/copy_impl)" $copy "copy_impl after loading with copy_impl=$copy"
-	[ -w $DYN ] && echo 'module softiw +p' >$DYN
+	[ $neg = unchecked ] || echo 'module softiw +p' >$DYN ||
+		fail "enable softiw's debug messages"
 	case_run Y N Y $DP_B $DP_B "connected: rev 2 crc 1 markers 0/0"
 	case_run Y Y Y $DP_B $DP_B "connected: rev 2 crc 1 markers 1/1"
 	log "crc_impl=$impl copy_impl=$copy: verified"

@@ -8,9 +8,8 @@
  *
  * PROCS processes (default 3), process i seeded with SEED + i, each for
  * SECS seconds (default 30) over the softiw device that owns ADDR (one
- * rdma_cm context, as an application has it).  Each listens on ADDR
- * (asking for PORT+i; the port it is given is shared with the others
- * through a shared page) and draws actions at random from: PD, CQ, SRQ, QP, MR and
+ * rdma_cm context, as an application has it).  Each listens on
+ * ADDR:PORT+i and draws actions at random from: PD, CQ, SRQ, QP, MR and
  * MW create/destroy with random attributes (sizes from 0 to absurd,
  * rights in every combination, ranges past the buffer), modify_qp to
  * random states with random masks, modify_srq, query_qp, bind_mw,
@@ -42,7 +41,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
@@ -121,16 +119,14 @@ static struct {
 
 static struct addrinfo *base_ai;
 static int nprocs, base_port;
-static volatile uint16_t *ports;	/* each process's listening port, shared */
 
-/* process @i's listener: the port it asked for, else the one it got */
+/* process @i's listener */
 static struct sockaddr_storage addr_of(int i)
 {
 	struct sockaddr_storage ss;
 
 	memcpy(&ss, base_ai->ai_addr, base_ai->ai_addrlen);
-	((struct sockaddr_in *)&ss)->sin_port =
-		ports[i] ? ports[i] : htons(base_port + i);
+	((struct sockaddr_in *)&ss)->sin_port = htons(base_port + i);
 	return ss;
 }
 
@@ -701,7 +697,12 @@ static int one_process(int idx, uint64_t seed, int secs)
 			strerror(errno));
 		return 2;
 	}
-	ports[idx] = rdma_get_src_port(P.lid);
+	/* rdma_get_src_port() gives the port in network order */
+	if (ntohs(rdma_get_src_port(P.lid)) != base_port + idx) {
+		fprintf(stderr, "verbs_fuzz %d: listening on port %u, not %d\n",
+			idx, ntohs(rdma_get_src_port(P.lid)), base_port + idx);
+		return 2;
+	}
 	P.ctx = P.lid->verbs;
 	P.doorbell_fd = to_softiw_ctx(P.ctx)->doorbell_fd;
 	P.pd0 = ibv_alloc_pd(P.ctx);
@@ -781,12 +782,6 @@ int main(int argc, char **argv)
 	if (getaddrinfo(argv[optind], NULL, &hints, &base_ai) ||
 	    base_port < 1 || base_port + nprocs > 65535) {
 		fprintf(stderr, "verbs_fuzz: bad address or port\n");
-		return 2;
-	}
-	ports = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (ports == MAP_FAILED) {
-		perror("mmap");
 		return 2;
 	}
 	printf("# verbs_fuzz: seed %llu, %d processes, %d s (replay: -s %llu -p %d)\n",

@@ -126,17 +126,16 @@ struct softiw_device *softiw_device_alloc(struct net_device *netdev)
 	ib_set_device_ops(ibdev, &softiw_stats_ops);
 	/*
 	 * ib_core enables none of these by default.  Processes post and
-	 * poll through rings shared with the kernel (uring.c); of these
-	 * commands the provider sends REQ_NOTIFY_CQ, a POST_SEND without
-	 * work requests (the SQ doorbell, should the doorbell file fail)
-	 * and a POST_RECV without work requests (to have the receives of a
-	 * QP in ERROR flushed).  Work requests and polling of a process's
-	 * QP, SRQ or CQ through them are refused.
+	 * poll through rings shared with the kernel (uring.c), so only the
+	 * three commands the provider sends are enabled: REQ_NOTIFY_CQ, a
+	 * POST_SEND without work requests (the SQ doorbell, should the
+	 * doorbell file fail) and a POST_RECV without work requests (to
+	 * have the receives of a QP in ERROR flushed); work requests passed
+	 * through them are refused.  POLL_CQ and POST_SRQ_RECV stay off:
+	 * ib_core refuses them before they reach softiw.
 	 */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
-				  BIT_ULL(IB_USER_VERBS_CMD_POST_SRQ_RECV) |
-				  BIT_ULL(IB_USER_VERBS_CMD_POLL_CQ) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 
 	ibdev->node_type = RDMA_NODE_RNIC;
