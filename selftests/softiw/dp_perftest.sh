@@ -14,6 +14,12 @@
 # DP_PERF_ITERS (default 5) iterations per size keep the run to a few
 # minutes under TCG.
 #
+# perftest 4.5 cannot verify what it moves, so a companion runs beside it
+# on the same two devices for the whole test: rping -V (Send, RDMA Read
+# and RDMA Write of 16 KiB, every octet compared), 50 iterations a
+# connection, one connection after another.  Every companion run must
+# exit 0 on both ends without a data mismatch.
+#
 # perftest -R does not order its client's second rdma_cm connect (the
 # test's QPs, after the parameter exchange over the first) after its
 # server's second rdma_cm listen; a lost race is a correct REJECTED
@@ -73,6 +79,39 @@ perf() {
 	grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+' "$DP_TMP/$1.cli" | tail -n 1
 }
 
+# companion: rping -V runs back to back until $DP_TMP/comp.stop exists;
+# "RUN CLIENT_RC SERVER_RC" per run in comp.runs, the first failed run's
+# output in comp.err
+companion() {
+	trap 'kill $_cs $_cc 2>/dev/null; exit 0' TERM
+	_i=0
+	while [ ! -e "$DP_TMP/comp.stop" ]; do
+		_i=$((_i + 1))
+		_p=$((7300 + _i))
+		ip netns exec ns1 timeout 120 rping -s -a $DP_B -p $_p -V -C 50 \
+			-S 16384 >"$DP_TMP/comp.srv" 2>&1 &
+		_cs=$!
+		dp_wait_listen ns1 $_p
+		ip netns exec ns0 timeout 120 rping -c -a $DP_B -p $_p -V -C 50 \
+			-S 16384 >"$DP_TMP/comp.cli" 2>&1 &
+		_cc=$!
+		wait $_cc
+		_crc=$?
+		wait $_cs
+		_src=$?
+		echo "$_i $_crc $_src" >>"$DP_TMP/comp.runs"
+		if [ $_crc != 0 ] || [ $_src != 0 ] ||
+		   grep -q mismatch "$DP_TMP/comp.cli" "$DP_TMP/comp.srv"; then
+			cat "$DP_TMP/comp.cli" "$DP_TMP/comp.srv" >"$DP_TMP/comp.err"
+			break
+		fi
+	done
+}
+: >"$DP_TMP/comp.runs"
+companion &
+comp=$!
+DP_PIDS="$DP_PIDS $comp"
+
 for op in write read send; do
 	perf "ib_${op}_bw-a" ib_${op}_bw -a -n $iters
 	[ "$rows" -ge 20 ] || fail "ib_${op}_bw -a: $rows sizes reported, want all (>= 20)"
@@ -81,4 +120,14 @@ done
 for op in write read send; do
 	perf "ib_${op}_lat" ib_${op}_lat -s 64 -n $((iters * 20))
 done
+
+touch "$DP_TMP/comp.stop"
+wait $comp
+if [ -e "$DP_TMP/comp.err" ]; then
+	cat "$DP_TMP/comp.err" >&2
+	fail "companion rping run $(tail -n 1 "$DP_TMP/comp.runs") (run, client and server exit) failed"
+fi
+runs=$(wc -l <"$DP_TMP/comp.runs")
+[ "$runs" -ge 1 ] || fail "no companion rping run finished"
+log "companion: $runs rping -V runs of 50 x 16 KiB beside perftest, all verified"
 exit 0
