@@ -120,14 +120,19 @@ static struct {
 static struct addrinfo *base_ai;
 static int nprocs, base_port;
 
-/* process @i's listener */
-static struct sockaddr_storage addr_of(int i)
+/*
+ * process @i's listener (an IPv4 address: main() asks getaddrinfo() for
+ * AF_INET only).  A sockaddr_in, not a sockaddr_storage written through
+ * a cast: at -O2 GCC dropped that store to sin_port (strict aliasing),
+ * and every process listened on a port of the kernel's choosing.
+ */
+static struct sockaddr_in addr_of(int i)
 {
-	struct sockaddr_storage ss;
+	struct sockaddr_in sin;
 
-	memcpy(&ss, base_ai->ai_addr, base_ai->ai_addrlen);
-	((struct sockaddr_in *)&ss)->sin_port = htons(base_port + i);
-	return ss;
+	memcpy(&sin, base_ai->ai_addr, sizeof(sin));
+	sin.sin_port = htons(base_port + i);
+	return sin;
 }
 
 /* a pool PD, now and then the canary's (never destroyed) */
@@ -568,7 +573,7 @@ static struct rdma_conn_param cparam(void)
 static void a_connect(void)
 {
 	struct conn *c = free_conn();
-	struct sockaddr_storage ss = addr_of(below(nprocs));
+	struct sockaddr_in sin = addr_of(below(nprocs));
 
 	if (!c || rdma_create_id(P.ch, &c->id, c, RDMA_PS_TCP)) {
 		if (c)
@@ -576,7 +581,7 @@ static void a_connect(void)
 		return;
 	}
 	c->st = C_RESOLVING;
-	if (rdma_resolve_addr(c->id, NULL, (struct sockaddr *)&ss, 2000))
+	if (rdma_resolve_addr(c->id, NULL, (struct sockaddr *)&sin, 2000))
 		conn_drop(c);
 }
 
@@ -667,7 +672,7 @@ static void *async_thread(void *arg)
 
 static int one_process(int idx, uint64_t seed, int secs)
 {
-	struct sockaddr_storage ss = addr_of(idx);
+	struct sockaddr_in sin = addr_of(idx);
 	static void (*const acts[])(void) = {
 		a_pd, a_cq, a_cq, a_srq, a_qp, a_qp, a_modify_qp, a_modify_qp,
 		a_mr, a_mr, a_mw, a_post_send, a_post_send, a_post_send,
@@ -691,7 +696,7 @@ static int one_process(int idx, uint64_t seed, int secs)
 	fl = fcntl(P.ch->fd, F_GETFL);
 	fcntl(P.ch->fd, F_SETFL, fl | O_NONBLOCK);
 	if (rdma_create_id(P.ch, &P.lid, NULL, RDMA_PS_TCP) ||
-	    rdma_bind_addr(P.lid, (struct sockaddr *)&ss) ||
+	    rdma_bind_addr(P.lid, (struct sockaddr *)&sin) ||
 	    rdma_listen(P.lid, 8) || !P.lid->verbs) {
 		fprintf(stderr, "verbs_fuzz %d: cannot listen: %s\n", idx,
 			strerror(errno));
