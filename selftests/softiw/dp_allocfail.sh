@@ -43,7 +43,7 @@ FP=/sys/kernel/debug/fail_page_alloc
 	skip "this kernel has no failslab/fail_page_alloc/fail-nth (CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAULT_INJECTION_DEBUG_FS): make check-debug runs this test on the debug kernel"
 [ -r $FS/require-start ] ||
 	skip "this kernel's fault injection has no stack-trace filter (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER)"
-dp_setup rping
+dp_setup rping pgrep
 SWEEP=$(dirname "$0")/../../build/selftests/fault_sweep
 CYCLE=$(dirname "$0")/../../build/selftests/cm_cycle
 [ -x "$SWEEP" ] || fail "$SWEEP not built (make -C selftests/softiw)"
@@ -127,6 +127,7 @@ nothing_left() {
 # (PID is the timeout(1) of dp_bg; its child is the program), and the
 # state of every QP and CQ, before timeout(1) kills it
 hang_report() {
+	faults_off
 	echo "# $2 still running: its threads' kernel stacks and softiw's QPs and CQs"
 	for c in $(pgrep -P "$1"); do
 		for t in /proc/$c/task/*; do
@@ -134,8 +135,8 @@ hang_report() {
 			sed 's/^/#   /' $t/stack 2>/dev/null
 		done
 	done
-	rdma resource show qp -dd 2>&1 | sed 's/^/#   /'
-	rdma resource show cq -dd 2>&1 | sed 's/^/#   /'
+	rdma -dd resource show qp 2>&1 | sed 's/^/#   /'
+	rdma -dd resource show cq 2>&1 | sed 's/^/#   /'
 }
 
 since() { echo "$(($(date +%s) - t0)) s"; }
@@ -157,7 +158,9 @@ count=${DP_ALLOCFAIL_COUNT:-40}
 intervals=${DP_ALLOCFAIL_INTERVALS-101}
 [ -n "$intervals" ] ||
 	log "the phase under load is not run: DP_ALLOCFAIL_INTERVALS is empty"
-case $intervals in *[!0-9\ ]*) fail "DP_ALLOCFAIL_INTERVALS must be numbers: $intervals" ;; esac
+for n in $intervals; do
+	case $n in *[!0-9]* | 0*) fail "DP_ALLOCFAIL_INTERVALS must be numbers from 1: $intervals" ;; esac
+done
 for n in $intervals; do
 	before=$(injected)
 	dp_bg srv$n ns1 240 rping -s -a $DP_B -p 7391 -V -C "$count" -S 65535
@@ -167,8 +170,8 @@ for n in $intervals; do
 	dp_wait_listen ns1 7391
 	dp_wait_listen ns1 7392
 	for a in $FS $FP; do
-		echo $n >$a/interval
-		echo 100 >$a/probability
+		wr $n $a/interval
+		wr 100 $a/probability
 	done
 	dp_bg cli$n ns0 240 rping -c -a $DP_B -p 7391 -V -C "$count" -S 65535
 	cli=$DP_LAST
@@ -178,9 +181,13 @@ for n in $intervals; do
 	# so does cm_cycle's server (it gives up after CM_CYCLE_IDLE_S
 	# without an event).  rping's server waits for a client for ever:
 	# it must end by itself only when its client moved all the data.
+	# one deadline for all three, 40 s before timeout(1)'s
+	deadline=$(($(date +%s) + 200))
 	for p in "$cli cli$n" "$cyc_c cyc_c$n" "$cyc_s cyc_s$n"; do
 		set -- $p
-		dp_gone "$1" 200 || hang_report "$1" "$2"
+		left=$((deadline - $(date +%s)))
+		[ $left -ge 1 ] || left=1
+		dp_gone "$1" $left || hang_report "$1" "$2"
 		wait "$1"
 		rc=$?
 		[ $rc = 124 ] && { cat "$DP_TMP/$2" >&2; fail "interval $n: $2 hung (timed out)"; }
@@ -188,7 +195,10 @@ for n in $intervals; do
 		[ "$2" = cli$n ] && cli_rc=$rc
 	done
 	if ! dp_gone $srv 30; then
-		[ $cli_rc = 0 ] && fail "interval $n: rping server still running 30 s after its client finished"
+		[ $cli_rc = 0 ] && {
+			hang_report $srv srv$n
+			fail "interval $n: rping server still running 30 s after its client finished"
+		}
 		kill $srv
 		log "interval $n: rping server killed: its client failed (exit $cli_rc)"
 	fi

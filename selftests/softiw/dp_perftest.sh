@@ -85,15 +85,21 @@ perf() {
 # "RUN CLIENT_RC SERVER_RC" per run in comp.runs, the first failed run's
 # output in comp.err
 companion() {
-	trap 'kill $_cs $_cc 2>/dev/null; exit 0' TERM
+	# killed (a failed test's cleanup): its rpings go first, so nothing
+	# holds the devices when dp_cleanup unloads the module
+	trap 'kill $_cs $_cc 2>/dev/null; wait; exit 0' TERM
 	_i=0
 	while [ ! -e "$DP_TMP/comp.stop" ]; do
+		_cs= _cc=
 		_i=$((_i + 1))
 		_p=$((7300 + _i))
 		ip netns exec ns1 timeout 120 rping -s -a $DP_B -p $_p -V -C 50 \
 			-S 16384 >"$DP_TMP/comp.srv" 2>&1 &
 		_cs=$!
-		dp_wait_listen ns1 $_p
+		# perftest keeps TCG's CPUs busy: a longer wait than
+		# dp_wait_listen's
+		wait_for 30 sh -c "ip netns exec ns1 ss -Htln 'sport = :$_p' | grep -q ." ||
+			sleep 1
 		ip netns exec ns0 timeout 120 rping -c -a $DP_B -p $_p -V -C 50 \
 			-S 16384 >"$DP_TMP/comp.cli" 2>&1 &
 		_cc=$!

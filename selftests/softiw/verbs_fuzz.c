@@ -785,7 +785,7 @@ int main(int argc, char **argv)
 		goto usage;
 	base_port = atoi(argv[optind + 1]);
 	if (getaddrinfo(argv[optind], NULL, &hints, &base_ai) ||
-	    base_port < 1 || base_port + nprocs > 65535) {
+	    base_port < 1 || base_port + nprocs - 1 > 65535) {
 		fprintf(stderr, "verbs_fuzz: bad address or port\n");
 		return 2;
 	}
